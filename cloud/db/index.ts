@@ -1,0 +1,70 @@
+import { join } from 'node:path';
+import { Kysely, Migrator, sql } from 'kysely';
+import * as pgDialect from './dialect/pg.ts';
+import * as sqliteDialect from './dialect/sqlite.ts';
+import { migrations } from './migrations/index.ts';
+import type { Database } from './schema.ts';
+
+export type Db = Kysely<Database>;
+export type DialectName = typeof sqliteDialect.name | typeof pgDialect.name;
+
+export interface StoreOptions {
+  dataDir: string;
+  /** A postgres:// URL selects PostgreSQL; otherwise SQLite at `<dataDir>/cloud.sqlite`. */
+  databaseUrl?: string | undefined;
+  /** PostgreSQL only: the schema (search path) to use, created when missing. */
+  schema?: string | undefined;
+  /** SQLite only: an explicit file, e.g. ':memory:'. */
+  file?: string | undefined;
+}
+
+export interface Store {
+  db: Db;
+  dialect: DialectName;
+  isUniqueViolation(error: unknown): boolean;
+  close(): Promise<void>;
+}
+
+export const isPostgresUrl = (url: string | undefined): url is string =>
+  url !== undefined && /^postgres(ql)?:\/\//.test(url);
+
+async function ensureSchema(connectionString: string, schema: string) {
+  const bootstrap = new Kysely<unknown>({ dialect: pgDialect.createDialect(connectionString) });
+  try {
+    await sql`create schema if not exists ${sql.id(schema)}`.execute(bootstrap);
+  } finally {
+    await bootstrap.destroy();
+  }
+}
+
+/** Opens the cloud store and brings its schema up to date before anyone uses it. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const usePostgres = isPostgresUrl(options.databaseUrl);
+  if (usePostgres && options.schema) await ensureSchema(options.databaseUrl!, options.schema);
+  const dialectModule = usePostgres ? pgDialect : sqliteDialect;
+  const dialect = usePostgres
+    ? pgDialect.createDialect(options.databaseUrl!, options.schema)
+    : sqliteDialect.createDialect(options.file ?? join(options.dataDir, 'cloud.sqlite'));
+  const db = new Kysely<Database>({ dialect });
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return {
+    db,
+    dialect: dialectModule.name,
+    isUniqueViolation: dialectModule.isUniqueViolation,
+    close: () => db.destroy(),
+  };
+}
+
+export async function migrateToLatest(db: Db) {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((result) => result.status === 'Error');
+  if (error || failed) {
+    throw new Error(`cloud store migration ${failed?.migrationName ?? ''} failed`, { cause: error });
+  }
+}

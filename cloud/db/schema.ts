@@ -1,0 +1,6 @@
+import type { AuditTables } from '../audit/store.ts';
+import type { IdentityTables } from '../identity/tables.ts';
+import type { TenancyTables } from '../tenancy/tables.ts';
+
+/** The whole cloud store, composed of the tables each module owns. */
+export type Database = TenancyTables & IdentityTables & AuditTables;

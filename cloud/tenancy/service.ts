@@ -1,0 +1,354 @@
+import type { Clock } from '../../shared/clock.ts';
+import type { IdGenerator } from '../../shared/ids.ts';
+import { isRole } from '../../shared/roles.ts';
+import type { Store } from '../db/index.ts';
+import type { SecretHasher } from '../identity/secrets.ts';
+import * as errors from './errors.ts';
+import { createTenancyStore, type GroupKind, type MemberRow, type Page } from './store.ts';
+import type { LocationRow, TenantRow, Tier } from './tables.ts';
+
+export interface TenancyDeps {
+  store: Store;
+  clock: Clock;
+  newId: IdGenerator;
+  hasher: SecretHasher;
+}
+
+export interface NewUser {
+  email: string;
+  username?: string | undefined;
+  password?: string | undefined;
+  pin?: string | undefined;
+  first_name?: string | undefined;
+  last_name?: string | undefined;
+  display_name?: string | undefined;
+  roles: string[];
+}
+
+export interface MemberPatch {
+  roles?: string[] | undefined;
+  status?: 'active' | 'suspended' | undefined;
+  first_name?: string | undefined;
+  last_name?: string | undefined;
+  display_name?: string | undefined;
+  password?: string | undefined;
+  pin?: string | undefined;
+}
+
+export interface NewLocation {
+  name: string;
+  brand_id: string;
+  region_id: string;
+  timezone?: string | undefined;
+  address?: string | null | undefined;
+}
+
+export const toTenant = (row: TenantRow) => ({
+  id: row.id,
+  slug: row.slug,
+  name: row.name,
+  tier: row.tier,
+  status: row.status,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+});
+
+export const toLocation = (row: LocationRow) => ({ ...row });
+
+export const toMember = (row: MemberRow) => ({
+  id: row.id,
+  tenant_id: row.tenant_id,
+  email: row.email,
+  username: row.username ?? '',
+  first_name: row.first_name,
+  last_name: row.last_name,
+  display_name: row.display_name,
+  email_verified: row.email_verified === 1,
+  roles: JSON.parse(row.roles) as string[],
+  // A suspended membership bars the user from this tenant even while the account itself is active.
+  status: row.status === 'active' && row.membership_status === 'active' ? 'active' : 'suspended',
+  has_password: row.password_hash !== null,
+  has_pin: row.pin_hash !== null,
+  created_at: row.created_at,
+});
+
+export type Member = ReturnType<typeof toMember>;
+
+function checkRoles(roles: string[]) {
+  const unknown = roles.filter((role) => !isRole(role));
+  if (unknown.length > 0) throw errors.invalidRoles(unknown);
+  return JSON.stringify([...new Set(roles)]);
+}
+
+function checkTimezone(timezone: string) {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+  } catch {
+    throw errors.invalidTimezone();
+  }
+}
+
+const nextCursor = <T extends { id: string }>(rows: T[], limit: number) =>
+  rows.length === limit ? (rows.at(-1)?.id ?? null) : null;
+
+/** Tenants, their brands, regions and locations, and who belongs to them with which roles. */
+export function createTenancyService({ store, clock, newId, hasher }: TenancyDeps) {
+  const db = createTenancyStore(store.db);
+  const now = () => clock.now().toISOString();
+
+  async function insertOrConflict<T>(work: () => Promise<T>, conflict: () => Error): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (store.isUniqueViolation(error)) throw conflict();
+      throw error;
+    }
+  }
+
+  async function requireTenant(id: string) {
+    const tenant = await db.tenantById(id);
+    if (!tenant) throw errors.tenantNotFound();
+    return tenant;
+  }
+
+  async function requireMember(tenantId: string, userId: string) {
+    const member = await db.member(tenantId, userId);
+    if (!member) throw errors.userNotFound();
+    return member;
+  }
+
+  async function credentialColumns(input: { password?: string | undefined; pin?: string | undefined }) {
+    return {
+      ...(input.password !== undefined ? { password_hash: await hasher.hash(input.password) } : {}),
+      ...(input.pin !== undefined ? { pin_hash: await hasher.hash(input.pin) } : {}),
+    };
+  }
+
+  async function createUserRow(input: NewUser, at: string) {
+    const id = newId();
+    const firstName = input.first_name ?? '';
+    const lastName = input.last_name ?? '';
+    await insertOrConflict(
+      async () =>
+        db.insertUser({
+          id,
+          email: input.email.toLowerCase(),
+          username: input.username?.toLowerCase() ?? null,
+          first_name: firstName,
+          last_name: lastName,
+          display_name: input.display_name ?? (`${firstName} ${lastName}`.trim() || input.email),
+          password_hash: null,
+          pin_hash: null,
+          ...(await credentialColumns(input)),
+          email_verified: 0,
+          status: 'active',
+          created_at: at,
+          updated_at: at,
+        }),
+      errors.usernameTaken,
+    );
+    return id;
+  }
+
+  /** An existing account's credentials change only when no other tenant shares the account. */
+  async function guardSharedCredentials(userId: string, tenantId: string, trusted: boolean) {
+    if (trusted) return;
+    const memberships = await db.membershipsOfUser(userId);
+    if (memberships.some((m) => m.tenant_id !== tenantId)) throw errors.credentialsOwnedElsewhere();
+  }
+
+  return {
+    async createTenant(input: { slug: string; name: string; tier?: Tier | undefined }) {
+      const at = now();
+      const row: TenantRow = {
+        id: newId(),
+        slug: input.slug,
+        name: input.name,
+        tier: input.tier ?? 'free',
+        status: 'active',
+        created_at: at,
+        updated_at: at,
+      };
+      await insertOrConflict(
+        () => db.insertTenant(row),
+        () => errors.slugTaken(input.slug),
+      );
+      return toTenant(row);
+    },
+    getTenant: async (id: string) => toTenant(await requireTenant(id)),
+    tenantBySlug: (slug: string) => db.tenantBySlug(slug),
+    /** The tier decides the gateway rate limit; undefined for an unknown tenant. */
+    tierOf: async (tenantId: string) => (await db.tenantById(tenantId))?.tier,
+    async listTenants(page: Page) {
+      const rows = await db.listTenants(page);
+      return { items: rows.map(toTenant), nextCursor: nextCursor(rows, page.limit) };
+    },
+    async updateTenant(id: string, patch: { name?: string; tier?: Tier; status?: TenantRow['status'] }) {
+      await requireTenant(id);
+      await db.updateTenant(id, { ...patch, updated_at: now() });
+      return toTenant(await requireTenant(id));
+    },
+
+    async createGroup(kind: GroupKind, tenantId: string, name: string) {
+      const at = now();
+      const row = { id: newId(), tenant_id: tenantId, name, created_at: at, updated_at: at };
+      await insertOrConflict(
+        () => db.insertGroup(kind, row),
+        () => errors.nameTaken('body.name'),
+      );
+      return row;
+    },
+    async getGroup(kind: GroupKind, tenantId: string, id: string) {
+      const row = await db.group(kind, tenantId, id);
+      if (!row) throw errors.groupNotFound(kind);
+      return row;
+    },
+    async listGroups(kind: GroupKind, tenantId: string, page: Page) {
+      const rows = await db.listGroups(kind, tenantId, page);
+      return { items: rows, nextCursor: nextCursor(rows, page.limit) };
+    },
+    async renameGroup(kind: GroupKind, tenantId: string, id: string, name: string) {
+      const result = await insertOrConflict(
+        () => db.updateGroup(kind, tenantId, id, { name, updated_at: now() }),
+        () => errors.nameTaken('body.name'),
+      );
+      if (Number(result.numUpdatedRows) === 0) throw errors.groupNotFound(kind);
+      return (await db.group(kind, tenantId, id))!;
+    },
+    async deleteGroup(kind: GroupKind, tenantId: string, id: string) {
+      if (!(await db.group(kind, tenantId, id))) throw errors.groupNotFound(kind);
+      if ((await db.countLocationsIn(kind, tenantId, id)) > 0) throw errors.groupInUse();
+      await db.deleteGroup(kind, tenantId, id);
+    },
+
+    async createLocation(tenantId: string, input: NewLocation) {
+      if (!(await db.group('brands', tenantId, input.brand_id)))
+        throw errors.brandOrRegionMissing('body.brand_id');
+      if (!(await db.group('regions', tenantId, input.region_id)))
+        throw errors.brandOrRegionMissing('body.region_id');
+      const timezone = input.timezone ?? 'UTC';
+      checkTimezone(timezone);
+      const at = now();
+      const row: LocationRow = {
+        id: newId(),
+        tenant_id: tenantId,
+        brand_id: input.brand_id,
+        region_id: input.region_id,
+        name: input.name,
+        timezone,
+        address: input.address ?? null,
+        status: 'active',
+        created_at: at,
+        updated_at: at,
+      };
+      await insertOrConflict(
+        () => db.insertLocation(row),
+        () => errors.nameTaken('body.name'),
+      );
+      return toLocation(row);
+    },
+    async getLocation(tenantId: string, id: string) {
+      const row = await db.location(tenantId, id);
+      if (!row) throw errors.locationNotFound();
+      return toLocation(row);
+    },
+    /** For callers that only need to know whether a location exists in the tenant. */
+    findLocation: (tenantId: string, id: string) => db.location(tenantId, id),
+    async listLocations(tenantId: string, page: Page, filter: { brandId?: string; regionId?: string } = {}) {
+      const rows = await db.listLocations(tenantId, page, filter);
+      return { items: rows.map(toLocation), nextCursor: nextCursor(rows, page.limit) };
+    },
+    async updateLocation(
+      tenantId: string,
+      id: string,
+      patch: Partial<NewLocation> & { status?: LocationRow['status'] },
+    ) {
+      if (!(await db.location(tenantId, id))) throw errors.locationNotFound();
+      if (patch.brand_id && !(await db.group('brands', tenantId, patch.brand_id)))
+        throw errors.brandOrRegionMissing('body.brand_id');
+      if (patch.region_id && !(await db.group('regions', tenantId, patch.region_id)))
+        throw errors.brandOrRegionMissing('body.region_id');
+      if (patch.timezone) checkTimezone(patch.timezone);
+      await insertOrConflict(
+        () => db.updateLocation(tenantId, id, { ...patch, updated_at: now() }),
+        () => errors.nameTaken('body.name'),
+      );
+      return toLocation((await db.location(tenantId, id))!);
+    },
+
+    /**
+     * Adds a person to a tenant: a new account, or an existing one (same email) gaining a membership.
+     * `trusted` (the operator CLI) may set credentials on an account other tenants share.
+     */
+    async addUser(tenantId: string, input: NewUser, options: { trusted?: boolean } = {}) {
+      await requireTenant(tenantId);
+      const roles = checkRoles(input.roles);
+      const at = now();
+      const existing = await db.userByEmail(input.email.toLowerCase());
+      let userId = existing?.id;
+      if (existing) {
+        if (await db.membership(tenantId, existing.id)) throw errors.alreadyMember();
+        if (input.password !== undefined || input.pin !== undefined) {
+          await guardSharedCredentials(existing.id, tenantId, options.trusted === true);
+          await db.updateUser(existing.id, { ...(await credentialColumns(input)), updated_at: at });
+        }
+      } else {
+        userId = await createUserRow(input, at);
+      }
+      await db.insertMembership({
+        tenant_id: tenantId,
+        user_id: userId!,
+        roles,
+        status: 'active',
+        created_at: at,
+        updated_at: at,
+      });
+      return toMember(await requireMember(tenantId, userId!));
+    },
+    getMember: async (tenantId: string, userId: string) => toMember(await requireMember(tenantId, userId)),
+    /** The member's row with credential hashes, for identity; undefined when not a member. */
+    findMember: (tenantId: string, userId: string) => db.member(tenantId, userId),
+    async listMembers(tenantId: string, page: Page) {
+      const rows = await db.listMembers(tenantId, page);
+      return { items: rows.map(toMember), nextCursor: nextCursor(rows, page.limit) };
+    },
+    async updateMember(
+      tenantId: string,
+      userId: string,
+      patch: MemberPatch,
+      options: { trusted?: boolean } = {},
+    ) {
+      await requireMember(tenantId, userId);
+      const at = now();
+      if (patch.roles !== undefined || patch.status !== undefined) {
+        const roles = patch.roles !== undefined ? checkRoles(patch.roles) : undefined;
+        await db.updateMembership(tenantId, userId, { roles, status: patch.status, updated_at: at });
+      }
+      if (patch.password !== undefined || patch.pin !== undefined) {
+        await guardSharedCredentials(userId, tenantId, options.trusted === true);
+      }
+      const { first_name, last_name, display_name } = patch;
+      await db.updateUser(userId, {
+        first_name,
+        last_name,
+        display_name,
+        ...(await credentialColumns(patch)),
+        updated_at: at,
+      });
+      return toMember(await requireMember(tenantId, userId));
+    },
+    async removeMember(tenantId: string, userId: string) {
+      const result = await db.deleteMembership(tenantId, userId);
+      if (Number(result.numDeletedRows) === 0) throw errors.userNotFound();
+    },
+
+    /** Login lookup: an identifier is an email or a username. */
+    async findAccount(identifier: string) {
+      const normalized = identifier.trim().toLowerCase();
+      return normalized.includes('@') ? db.userByEmail(normalized) : db.userByUsername(normalized);
+    },
+    membershipsOf: (userId: string) => db.membershipsOfUser(userId),
+  };
+}
+
+export type TenancyService = ReturnType<typeof createTenancyService>;

@@ -1,0 +1,166 @@
+import type { Db } from '../db/index.ts';
+import type { GroupRow, LocationRow, MembershipRow, TenantRow, UserRow } from './tables.ts';
+
+/** Brands and regions have the same shape: named groups of a tenant's locations. */
+export type GroupKind = 'brands' | 'regions';
+
+export interface Page {
+  limit: number;
+  /** The last id of the previous page; ids are UUIDv7, so id order is creation order. */
+  after?: string | undefined;
+}
+
+export type MemberRow = UserRow & Pick<MembershipRow, 'roles' | 'tenant_id'> & { membership_status: string };
+
+/** Every query that reads tenant data takes the tenant first; nothing here crosses tenants. */
+export function createTenancyStore(db: Db) {
+  return {
+    insertTenant: (row: TenantRow) => db.insertInto('tenants').values(row).execute(),
+    tenantById: (id: string) => db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst(),
+    tenantBySlug: (slug: string) =>
+      db.selectFrom('tenants').selectAll().where('slug', '=', slug).executeTakeFirst(),
+    listTenants: (page: Page) =>
+      db
+        .selectFrom('tenants')
+        .selectAll()
+        .$if(page.after !== undefined, (q) => q.where('id', '>', page.after!))
+        .orderBy('id')
+        .limit(page.limit)
+        .execute(),
+    updateTenant: (id: string, patch: Partial<Pick<TenantRow, 'name' | 'tier' | 'status' | 'updated_at'>>) =>
+      db.updateTable('tenants').set(patch).where('id', '=', id).executeTakeFirst(),
+
+    insertGroup: (kind: GroupKind, row: GroupRow) => db.insertInto(kind).values(row).execute(),
+    group: (kind: GroupKind, tenantId: string, id: string) =>
+      db
+        .selectFrom(kind)
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    listGroups: (kind: GroupKind, tenantId: string, page: Page) =>
+      db
+        .selectFrom(kind)
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .$if(page.after !== undefined, (q) => q.where('id', '>', page.after!))
+        .orderBy('id')
+        .limit(page.limit)
+        .execute(),
+    updateGroup: (
+      kind: GroupKind,
+      tenantId: string,
+      id: string,
+      patch: Pick<GroupRow, 'name' | 'updated_at'>,
+    ) =>
+      db
+        .updateTable(kind)
+        .set(patch)
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    deleteGroup: (kind: GroupKind, tenantId: string, id: string) =>
+      db.deleteFrom(kind).where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst(),
+    countLocationsIn: async (kind: GroupKind, tenantId: string, id: string) => {
+      const column = kind === 'brands' ? 'brand_id' : 'region_id';
+      const row = await db
+        .selectFrom('locations')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('tenant_id', '=', tenantId)
+        .where(column, '=', id)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
+    insertLocation: (row: LocationRow) => db.insertInto('locations').values(row).execute(),
+    location: (tenantId: string, id: string) =>
+      db
+        .selectFrom('locations')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    listLocations: (tenantId: string, page: Page, filter: { brandId?: string; regionId?: string } = {}) =>
+      db
+        .selectFrom('locations')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .$if(filter.brandId !== undefined, (q) => q.where('brand_id', '=', filter.brandId!))
+        .$if(filter.regionId !== undefined, (q) => q.where('region_id', '=', filter.regionId!))
+        .$if(page.after !== undefined, (q) => q.where('id', '>', page.after!))
+        .orderBy('id')
+        .limit(page.limit)
+        .execute(),
+    updateLocation: (tenantId: string, id: string, patch: Partial<Omit<LocationRow, 'id' | 'tenant_id'>>) =>
+      db
+        .updateTable('locations')
+        .set(patch)
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .executeTakeFirst(),
+
+    insertUser: (row: UserRow) => db.insertInto('users').values(row).execute(),
+    userById: (id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
+    userByEmail: (email: string) =>
+      db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst(),
+    userByUsername: (username: string) =>
+      db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst(),
+    updateUser: (id: string, patch: Partial<Omit<UserRow, 'id' | 'created_at'>>) =>
+      db.updateTable('users').set(patch).where('id', '=', id).executeTakeFirst(),
+
+    insertMembership: (row: MembershipRow) => db.insertInto('memberships').values(row).execute(),
+    membership: (tenantId: string, userId: string) =>
+      db
+        .selectFrom('memberships')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst(),
+    membershipsOfUser: (userId: string) =>
+      db
+        .selectFrom('memberships')
+        .innerJoin('tenants', 'tenants.id', 'memberships.tenant_id')
+        .select(['memberships.tenant_id', 'memberships.roles', 'memberships.status', 'tenants.slug'])
+        .where('memberships.user_id', '=', userId)
+        .execute(),
+    member: (tenantId: string, userId: string) =>
+      db
+        .selectFrom('users')
+        .innerJoin('memberships', 'memberships.user_id', 'users.id')
+        .selectAll('users')
+        .select(['memberships.roles', 'memberships.tenant_id', 'memberships.status as membership_status'])
+        .where('memberships.tenant_id', '=', tenantId)
+        .where('users.id', '=', userId)
+        .executeTakeFirst() as Promise<MemberRow | undefined>,
+    listMembers: (tenantId: string, page: Page) =>
+      db
+        .selectFrom('users')
+        .innerJoin('memberships', 'memberships.user_id', 'users.id')
+        .selectAll('users')
+        .select(['memberships.roles', 'memberships.tenant_id', 'memberships.status as membership_status'])
+        .where('memberships.tenant_id', '=', tenantId)
+        .$if(page.after !== undefined, (q) => q.where('users.id', '>', page.after!))
+        .orderBy('users.id')
+        .limit(page.limit)
+        .execute() as Promise<MemberRow[]>,
+    updateMembership: (
+      tenantId: string,
+      userId: string,
+      patch: Partial<Pick<MembershipRow, 'roles' | 'status' | 'updated_at'>>,
+    ) =>
+      db
+        .updateTable('memberships')
+        .set(patch)
+        .where('tenant_id', '=', tenantId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst(),
+    deleteMembership: (tenantId: string, userId: string) =>
+      db
+        .deleteFrom('memberships')
+        .where('tenant_id', '=', tenantId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst(),
+  };
+}
+
+export type TenancyStore = ReturnType<typeof createTenancyStore>;

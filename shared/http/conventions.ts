@@ -1,0 +1,89 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Envelope, envelope } from './envelope.ts';
+import { createErrorHandler } from './error-handler.ts';
+import { metricsPlugin } from './metrics.ts';
+import { REQUEST_ID_HEADER } from './request-id.ts';
+
+export type HealthCheck = () => Promise<void>;
+
+export interface ConventionsOptions {
+  title: string;
+  version: string;
+  description: string;
+  /** Named dependencies /health probes; any failure answers 503. */
+  healthChecks?: Record<string, HealthCheck>;
+  metricsPrefix?: string;
+}
+
+const HealthSchema = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+  checks: Type.Record(Type.String(), Type.String()),
+});
+
+async function runChecks(checks: Record<string, HealthCheck>) {
+  const results: Record<string, string> = {};
+  for (const [name, check] of Object.entries(checks)) {
+    results[name] = await check().then(
+      () => 'ok',
+      (error: Error) => `failed: ${error.message}`,
+    );
+  }
+  return results;
+}
+
+/**
+ * The HTTP conventions both processes share: request ids, the general error envelope, 404s in the
+ * envelope, OpenAPI at /openapi.json with docs at /docs, /health and /metrics.
+ * Register it first, before any module, so every route is documented and measured.
+ */
+export const conventionsPlugin = fp(
+  async function conventions(app: FastifyInstance, opts: ConventionsOptions) {
+    app.addHook('onRequest', async (request, reply) => {
+      reply.header(REQUEST_ID_HEADER, request.id);
+    });
+    app.setErrorHandler(createErrorHandler('general'));
+    app.setNotFoundHandler((request, reply) => {
+      reply.code(404).send({
+        error: { code: 'NOT_FOUND', message: `No route for ${request.method} ${request.url}`, details: [] },
+        meta: { request_id: request.id },
+      });
+    });
+
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: { title: opts.title, version: opts.version, description: opts.description },
+        components: {
+          securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+        },
+      },
+    });
+    await app.register(swaggerUi, { routePrefix: '/docs' });
+    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+    await app.register(metricsPlugin, { prefix: opts.metricsPrefix });
+
+    app.get(
+      '/health',
+      {
+        logLevel: 'warn',
+        schema: {
+          tags: ['operations'],
+          summary: 'Liveness and dependency health',
+          response: { 200: Envelope(HealthSchema), 503: Envelope(HealthSchema) },
+        },
+      },
+      async (request, reply) => {
+        const checks = await runChecks(opts.healthChecks ?? {});
+        const healthy = Object.values(checks).every((result) => result === 'ok');
+        reply.code(healthy ? 200 : 503);
+        return envelope(request.id, { status: healthy ? 'ok' : 'degraded', checks });
+      },
+    );
+  },
+  { name: 'conventions' },
+);

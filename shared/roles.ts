@@ -1,0 +1,20 @@
+/** Role names of spec document 1; a user holds a set of them per tenant. */
+export const ROLES = [
+  'manager',
+  'restaurant_manager',
+  'tenant_admin',
+  'platform_admin',
+  'system_admin',
+  'super_admin',
+  'billing_admin',
+  'finance',
+  'cockpit_operator',
+  'staff',
+] as const;
+
+export type Role = (typeof ROLES)[number];
+
+/** The gateway's rule for /v1/platform/*. */
+export const PLATFORM_ADMIN_ROLES: readonly Role[] = ['platform_admin', 'tenant_admin', 'system_admin'];
+
+export const isRole = (value: string): value is Role => (ROLES as readonly string[]).includes(value);
