@@ -32,9 +32,13 @@ export const ErrorEnvelopeSchema = Type.Object(
     }),
     meta: Type.Object({ request_id: Type.String() }),
   },
-  { $id: 'ErrorEnvelope' },
+  { description: 'The general error envelope' },
 );
 export type ErrorEnvelope = Static<typeof ErrorEnvelopeSchema>;
+
+/** Response schemas of the error statuses a route can answer, for validation and the docs. */
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, ErrorEnvelopeSchema]));
 
 /** `{data, meta}` response schema for a route. */
 export const Envelope = <T extends TSchema>(data: T) => Type.Object({ data, meta: MetaSchema });

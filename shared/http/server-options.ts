@@ -1,4 +1,4 @@
-import type { FastifyServerOptions } from 'fastify';
+import { type FastifyServerOptions, LogController } from 'fastify';
 import type { LoggerOptions } from 'pino';
 import { requestIdFrom } from './request-id.ts';
 
@@ -14,13 +14,16 @@ export const REDACTED_PATHS = [
   '*.secret',
 ];
 
-/** Fastify options both processes share: request ids, strict validation, redacted logs. */
-export function serverOptions(logger: LoggerOptions | false): FastifyServerOptions {
+/**
+ * Fastify options both processes share: request ids, strict validation, redacted logs.
+ * `trustProxy` only behind a proxy we run: otherwise a client could choose its own address.
+ */
+export function serverOptions(logger: LoggerOptions | false, trustProxy = false): FastifyServerOptions {
   return {
     logger: logger === false ? false : { ...logger, redact: REDACTED_PATHS },
     genReqId: requestIdFrom,
-    requestIdLogLabel: 'request_id',
-    trustProxy: true,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    trustProxy,
     ajv: {
       customOptions: {
         // Unknown fields are refused, not silently dropped, and every bad field is reported.

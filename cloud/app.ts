@@ -1,0 +1,83 @@
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import { conventionsPlugin } from '../shared/http/conventions.ts';
+import { serverOptions } from '../shared/http/server-options.ts';
+import type { CloudConfig } from './config.ts';
+import { authPlugin } from './gateway/auth.ts';
+import { createMemoryRateLimiter, createRedisRateLimiter, TIER_LIMITS } from './gateway/rate-limit.ts';
+import { rateLimitPlugin } from './gateway/rate-limit-plugin.ts';
+import { identityRoutes, wellKnownRoutes } from './identity/index.ts';
+import { type CloudDeps, type CloudServices, createCloudServices } from './services.ts';
+import { platformRoutes } from './tenancy/index.ts';
+import type { Tier } from './tenancy/tables.ts';
+
+export interface AppDeps extends CloudDeps {
+  /** Shares rate-limit counts between gateway replicas; in-memory when absent. */
+  redis?: Redis | undefined;
+  services?: CloudServices;
+}
+
+// Operations endpoints stay reachable under load: monitoring must not be rate limited.
+const UNLIMITED = new Set([
+  '/health',
+  '/metrics',
+  '/openapi.json',
+  '/.well-known/jwks.json',
+  '/v1/auth/jwks',
+]);
+const TIER_CACHE_MS = 30_000;
+
+/** The tenant's tier, cached briefly: it is read on every request and changes rarely. */
+function tierLookup(services: CloudServices, deps: CloudDeps) {
+  const cache = new Map<string, { tier: Tier; at: number }>();
+  return async (tenantId: string): Promise<Tier> => {
+    const now = deps.clock.now().getTime();
+    const hit = cache.get(tenantId);
+    if (hit && now - hit.at < TIER_CACHE_MS) return hit.tier;
+    const tier = (await services.tenancy.tierOf(tenantId)) ?? 'free';
+    cache.set(tenantId, { tier, at: now });
+    return tier;
+  };
+}
+
+function rateLimitOptions(config: CloudConfig, deps: AppDeps, services: CloudServices) {
+  const tierOf = tierLookup(services, deps);
+  return {
+    limiter: deps.redis ? createRedisRateLimiter(deps.redis) : createMemoryRateLimiter(),
+    clock: deps.clock,
+    async resolve(request: FastifyRequest) {
+      const route = request.routeOptions.url;
+      if (route === undefined || UNLIMITED.has(route) || route.startsWith('/docs')) return undefined;
+      if (request.claims) {
+        const tenantId = request.claims.tenant_id;
+        return { key: `tenant:${tenantId}`, policy: TIER_LIMITS[await tierOf(tenantId)] };
+      }
+      return { key: `address:${request.ip}`, policy: TIER_LIMITS[config.anonymousTier] };
+    },
+  };
+}
+
+/** The cloud gateway: every module is a plugin under its prefix, registered in this one list. */
+export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<FastifyInstance> {
+  const services = deps.services ?? createCloudServices(config, deps);
+  await services.identity.keys.rotateIfDue();
+
+  const app = Fastify(serverOptions({ level: config.logLevel }, config.trustProxy));
+  await app.register(conventionsPlugin, {
+    title: 'Edge appliance cloud',
+    version: '1.0.0',
+    description: 'Tenancy, identity and fleet services for restaurant appliances (spec documents 1-3).',
+    healthChecks: {
+      database: async () => {
+        await services.tenancy.tierOf('00000000-0000-0000-0000-000000000000');
+      },
+    },
+  });
+  await app.register(authPlugin, { tokens: services.identity.tokens, sessions: services.identity.sessions });
+  if (config.rateLimit) await app.register(rateLimitPlugin, rateLimitOptions(config, deps, services));
+
+  await app.register(wellKnownRoutes, { identity: services.identity });
+  await app.register(identityRoutes, { prefix: '/v1/auth', identity: services.identity });
+  await app.register(platformRoutes, { prefix: '/v1/platform', services });
+  return app;
+}

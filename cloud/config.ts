@@ -1,0 +1,108 @@
+import { isPostgresUrl } from './db/index.ts';
+import { TIERS, type Tier } from './tenancy/tables.ts';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export interface CloudConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  logLevel: (typeof LOG_LEVELS)[number];
+  /** Trust X-Forwarded-For: only behind a proxy we run, or clients could pick their own address. */
+  trustProxy: boolean;
+  rateLimit: boolean;
+  /** The bucket unauthenticated callers (per address) draw from. */
+  anonymousTier: Tier;
+  refreshTtlSeconds: number;
+  keyRotationSeconds: number;
+  hashing: { memoryCost: number; timeCost: number };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Every variable the cloud reads, with its default: the README's configuration table. */
+export const CLOUD_VARIABLES = [
+  'CLOUD_PORT',
+  'CLOUD_HOST',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'LOG_LEVEL',
+  'CLOUD_TRUST_PROXY',
+  'CLOUD_RATE_LIMIT',
+  'CLOUD_ANONYMOUS_TIER',
+  'CLOUD_REFRESH_TOKEN_DAYS',
+  'CLOUD_KEY_ROTATION_DAYS',
+  'CLOUD_PASSWORD_HASH_KIB',
+  'CLOUD_PASSWORD_HASH_PASSES',
+] as const;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+const boolean = (env: Env, name: string, fallback: boolean) =>
+  oneOf(env, name, ['true', 'false', '1', '0'], fallback ? 'true' : 'false').match(/^(true|1)$/) !== null;
+
+function url(env: Env, name: string, accepts: (value: string) => boolean, expected: string) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!accepts(raw))
+    throw new ConfigError(`${name} must be ${expected}, got "${raw.replace(/\/\/[^@]*@/, '//***@')}"`);
+  return raw;
+}
+
+/** Reads and checks the cloud's environment; a typo in a CLOUD_* name is an error, not a silent default. */
+export function loadCloudConfig(env: Env): CloudConfig {
+  const unknown = Object.keys(env).filter(
+    (k) => k.startsWith('CLOUD_') && !(CLOUD_VARIABLES as readonly string[]).includes(k),
+  );
+  if (unknown.length > 0)
+    throw new ConfigError(`Unknown variable ${unknown.join(', ')}; known: ${CLOUD_VARIABLES.join(', ')}`);
+  const host = env.CLOUD_HOST || '127.0.0.1';
+  if (!/^[\w.:-]+$/.test(host))
+    throw new ConfigError(`CLOUD_HOST must be a host name or address, got "${host}"`);
+  return {
+    port: integer(env, 'CLOUD_PORT', 8080, 0, 65535),
+    host,
+    dataDir: env.DATA_DIR || './data',
+    databaseUrl: url(
+      env,
+      'DATABASE_URL',
+      isPostgresUrl,
+      'a postgres:// URL (leave it unset for SQLite in DATA_DIR)',
+    ),
+    redisUrl: url(env, 'REDIS_URL', (v) => /^rediss?:\/\//.test(v), 'a redis:// or rediss:// URL'),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    trustProxy: boolean(env, 'CLOUD_TRUST_PROXY', false),
+    rateLimit: boolean(env, 'CLOUD_RATE_LIMIT', true),
+    anonymousTier: oneOf(env, 'CLOUD_ANONYMOUS_TIER', TIERS, 'professional'),
+    refreshTtlSeconds: 86_400 * integer(env, 'CLOUD_REFRESH_TOKEN_DAYS', 30, 1, 365),
+    keyRotationSeconds: 86_400 * integer(env, 'CLOUD_KEY_ROTATION_DAYS', 30, 1, 365),
+    hashing: {
+      memoryCost: integer(env, 'CLOUD_PASSWORD_HASH_KIB', 19_456, 1024, 1_048_576),
+      timeCost: integer(env, 'CLOUD_PASSWORD_HASH_PASSES', 2, 1, 10),
+    },
+  };
+}

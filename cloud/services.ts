@@ -1,0 +1,38 @@
+import type { Clock } from '../shared/clock.ts';
+import type { IdGenerator } from '../shared/ids.ts';
+import { createAuditLog } from './audit/index.ts';
+import type { CloudConfig } from './config.ts';
+import type { Store } from './db/index.ts';
+import { createIdentity } from './identity/index.ts';
+import { createSecretHasher } from './identity/secrets.ts';
+import type { ThrottlePolicies } from './identity/throttle.ts';
+import { createTenancyService } from './tenancy/service.ts';
+
+export interface CloudDeps {
+  store: Store;
+  clock: Clock;
+  newId: IdGenerator;
+  throttle?: ThrottlePolicies;
+}
+
+/** The cloud's domain services, built once and shared by the HTTP app and the operator CLI. */
+export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
+  const { store, clock, newId } = deps;
+  const hasher = createSecretHasher(config.hashing);
+  const audit = createAuditLog({ db: store.db, clock, newId });
+  const tenancy = createTenancyService({ store, clock, newId, hasher });
+  const identity = createIdentity({
+    store,
+    tenancy,
+    audit,
+    hasher,
+    clock,
+    newId,
+    refreshTtlSeconds: config.refreshTtlSeconds,
+    keyRotationSeconds: config.keyRotationSeconds,
+    throttle: deps.throttle,
+  });
+  return { audit, tenancy, identity };
+}
+
+export type CloudServices = ReturnType<typeof createCloudServices>;

@@ -1,0 +1,75 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../cloud/app.ts';
+import { type CloudConfig, loadCloudConfig } from '../../cloud/config.ts';
+import type { ThrottlePolicies } from '../../cloud/identity/throttle.ts';
+import { type CloudServices, createCloudServices } from '../../cloud/services.ts';
+import type { Tier } from '../../cloud/tenancy/tables.ts';
+import { createManualClock, type ManualClock } from '../../shared/clock.ts';
+import { newId } from '../../shared/ids.ts';
+import { openTestStore, type TestStore } from './stores.ts';
+
+export interface TestCloud {
+  app: FastifyInstance;
+  store: TestStore;
+  clock: ManualClock;
+  services: CloudServices;
+  config: CloudConfig;
+  close(): Promise<void>;
+}
+
+/** A real gateway on a fresh store; argon2 runs with light parameters so suites stay fast. */
+export async function createTestCloud(
+  backend: 'sqlite' | 'pg' = 'sqlite',
+  options: { config?: Partial<CloudConfig>; throttle?: ThrottlePolicies } = {},
+): Promise<TestCloud> {
+  const store = await openTestStore(backend);
+  const clock = createManualClock(new Date());
+  const config: CloudConfig = {
+    ...loadCloudConfig({}),
+    logLevel: 'silent',
+    hashing: { memoryCost: 1024, timeCost: 1 },
+    ...options.config,
+  };
+  const deps = { store, clock, newId, throttle: options.throttle };
+  const services = createCloudServices(config, deps);
+  const app = await buildApp(config, { ...deps, services });
+  return {
+    app,
+    store,
+    clock,
+    services,
+    config,
+    close: async () => {
+      await app.close();
+      await store.destroy();
+    },
+  };
+}
+
+export async function seedTenant(services: CloudServices, slug: string, tier: Tier = 'professional') {
+  const tenant = await services.tenancy.createTenant({ slug, name: `Tenant ${slug}`, tier });
+  const brand = await services.tenancy.createGroup('brands', tenant.id, 'Brand');
+  const region = await services.tenancy.createGroup('regions', tenant.id, 'Region');
+  const location = await services.tenancy.createLocation(tenant.id, {
+    name: 'Store 1',
+    brand_id: brand.id,
+    region_id: region.id,
+  });
+  return { tenant, brand, region, location };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Logs in by password and returns the tokens; fails the test when login does not succeed. */
+export async function loginTokens(app: FastifyInstance, body: Record<string, unknown>) {
+  const response = await app.inject({ method: 'POST', url: '/v1/auth/login', payload: body });
+  const json = response.json();
+  if (response.statusCode !== 200 || json.status?.type !== 'success') {
+    throw new Error(`login failed: ${response.statusCode} ${response.body}`);
+  }
+  return json.status as {
+    access_token: string;
+    refresh_token: string;
+    user: { id: string; tenant_id: string; roles: string[] };
+  };
+}
