@@ -288,20 +288,18 @@ export async function identityRoutes(app: FastifyInstance, { identity }: { ident
 
 /** The well-known JWKS path lives outside /v1/auth. */
 export async function wellKnownRoutes(app: FastifyInstance, { identity }: { identity: Identity }) {
-  app
-    .withTypeProvider<TypeBoxTypeProvider>()
-    .get(
-      '/.well-known/jwks.json',
-      {
-        schema: {
-          tags,
-          summary: 'Public keys that verify access tokens',
-          response: { 200: schemas.JwksSchema },
-        },
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/.well-known/jwks.json',
+    {
+      schema: {
+        tags,
+        summary: 'Public keys that verify access tokens',
+        response: { 200: schemas.JwksSchema },
       },
-      async (_request, reply) => {
-        reply.header('cache-control', 'public, max-age=300');
-        return identity.keys.jwks();
-      },
-    );
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=300');
+      return identity.keys.jwks();
+    },
+  );
 }

@@ -1,0 +1,79 @@
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { systemClock } from '../shared/clock.ts';
+import { newId } from '../shared/ids.ts';
+import { buildApp } from './app.ts';
+import { type CloudConfig, ConfigError, loadCloudConfig } from './config.ts';
+import { openStore } from './db/index.ts';
+import { createCloudServices } from './services.ts';
+
+const KEY_CHECK_MS = 60 * 60_000;
+
+function connectRedis(url: string) {
+  // A slow or absent Redis must not stall requests: the limiter fails open after 250 ms.
+  return new Redis(url, { commandTimeout: 250, maxRetriesPerRequest: 1, lazyConnect: true });
+}
+
+/** Starts the gateway; resolves once it listens. The returned stop() drains and closes everything. */
+export async function startCloud(config: CloudConfig, log = pino({ level: config.logLevel })) {
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  await redis?.connect();
+  const deps = { store, clock: systemClock, newId, redis };
+  const services = createCloudServices(config, deps);
+  const app = await buildApp(config, { ...deps, services });
+  const keyTimer = setInterval(() => {
+    services.identity.keys
+      .rotateIfDue()
+      .then(() => services.identity.keys.prune())
+      .catch((error: unknown) => log.error({ err: error }, 'signing key rotation failed'));
+  }, KEY_CHECK_MS);
+  keyTimer.unref();
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  log.info({ port, host: config.host, store: store.dialect, redis: Boolean(redis) }, 'cloud listening');
+  return {
+    app,
+    services,
+    port,
+    async stop() {
+      clearInterval(keyTimer);
+      await app.close();
+      await redis?.quit();
+      await store.close();
+    },
+  };
+}
+
+async function main() {
+  let config: CloudConfig;
+  try {
+    config = loadCloudConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`cloud: ${error.message}\n`);
+    process.exit(2);
+  }
+  const log = pino({ level: config.logLevel });
+  const cloud = await startCloud(config, log);
+  const shutdown = (signal: string) => {
+    log.info({ signal }, 'shutting down');
+    cloud.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`cloud: failed to start: ${(error as Error).message}\n`);
+    process.exit(1);
+  });
+}
