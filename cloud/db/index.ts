@@ -47,7 +47,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     : sqliteDialect.createDialect(options.file ?? join(options.dataDir, 'cloud.sqlite'));
   const db = new Kysely<Database>({ dialect });
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(db, usePostgres ? options.schema : undefined);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -60,8 +60,16 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   };
 }
 
-export async function migrateToLatest(db: Db) {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+/**
+ * `schema` pins Kysely's bookkeeping tables: its migrator looks for them across every schema, so a
+ * neighbour schema's tables would otherwise make it skip creating ours.
+ */
+export async function migrateToLatest(db: Db, schema?: string) {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error || failed) {

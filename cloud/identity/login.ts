@@ -99,6 +99,7 @@ export function createLoginService(deps: LoginDeps) {
         memberships.map((m) => tenancy.findLocation(m.tenant_id, credentials.locationId!)),
       );
       candidates = memberships.filter((_, i) => matches[i] !== undefined);
+      if (candidates.length === 0) throw errors.locationUnknown();
     }
     if (candidates.length > 1) throw errors.tenantRequired(memberships.map((m) => m.slug).sort());
     const membership = candidates[0];

@@ -45,6 +45,11 @@ export const conventionsPlugin = fp(
     app.addHook('onRequest', async (request, reply) => {
       reply.header(REQUEST_ID_HEADER, request.id);
     });
+    // An absent body is an empty object: optional bodies just work, and a required field that is
+    // missing is reported by name rather than as "body must be object".
+    app.addHook('preValidation', async (request) => {
+      if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+    });
     app.setErrorHandler(createErrorHandler('general'));
     app.setNotFoundHandler((request, reply) => {
       reply.code(404).send({
