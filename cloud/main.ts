@@ -5,7 +5,7 @@ import { newId } from '../shared/ids.ts';
 import { buildApp } from './app.ts';
 import { type CloudConfig, ConfigError, loadCloudConfig } from './config.ts';
 import { openStore } from './db/index.ts';
-import { createCloudServices } from './services.ts';
+import { type CloudServices, createCloudServices } from './services.ts';
 
 const KEY_CHECK_MS = 60 * 60_000;
 
@@ -15,7 +15,11 @@ function connectRedis(url: string) {
 }
 
 /** Starts the gateway; resolves once it listens. The returned stop() drains and closes everything. */
-export async function startCloud(config: CloudConfig, log = pino({ level: config.logLevel })) {
+export async function startCloud(
+  config: CloudConfig,
+  options: { log?: pino.Logger; beforeListen?: (services: CloudServices) => Promise<unknown> } = {},
+) {
+  const log = options.log ?? pino({ level: config.logLevel });
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
   await redis?.connect();
@@ -29,6 +33,7 @@ export async function startCloud(config: CloudConfig, log = pino({ level: config
       .catch((error: unknown) => log.error({ err: error }, 'signing key rotation failed'));
   }, KEY_CHECK_MS);
   keyTimer.unref();
+  await options.beforeListen?.(services);
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -56,7 +61,7 @@ async function main() {
     process.exit(2);
   }
   const log = pino({ level: config.logLevel });
-  const cloud = await startCloud(config, log);
+  const cloud = await startCloud(config, { log });
   const shutdown = (signal: string) => {
     log.info({ signal }, 'shutting down');
     cloud.stop().then(
