@@ -1,0 +1,55 @@
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface ApplianceConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  tenantId: string | undefined;
+  locationId: string | undefined;
+  cloudUrl: string | undefined;
+  logLevel: (typeof LOG_LEVELS)[number];
+}
+
+export class ApplianceConfigError extends Error {
+  override name = 'ApplianceConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+const present = (env: Env, name: string) =>
+  env[name] === undefined || env[name] === '' ? undefined : env[name];
+
+function uuid(env: Env, name: string) {
+  const raw = present(env, name);
+  if (raw !== undefined && !UUID.test(raw))
+    throw new ApplianceConfigError(`${name} must be a UUID, got "${raw}"`);
+  return raw;
+}
+
+/** Reads and checks the appliance's environment; a bad value stops start-up naming the variable. */
+export function loadApplianceConfig(env: Env): ApplianceConfig {
+  const rawPort = present(env, 'APPLIANCE_PORT') ?? '8090';
+  const port = Number(rawPort);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ApplianceConfigError(`APPLIANCE_PORT must be a whole number from 0 to 65535, got "${rawPort}"`);
+  }
+  const cloudUrl = present(env, 'CLOUD_URL');
+  if (cloudUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(cloudUrl)) {
+    throw new ApplianceConfigError(`CLOUD_URL must be an http:// or https:// URL, got "${cloudUrl}"`);
+  }
+  const logLevel = present(env, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ApplianceConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  return {
+    port,
+    // The store's LAN reaches the appliance: POS terminals and kitchen screens are other machines.
+    host: present(env, 'APPLIANCE_HOST') ?? '0.0.0.0',
+    dataDir: present(env, 'APPLIANCE_DATA_DIR') ?? './data/appliance',
+    tenantId: uuid(env, 'TENANT_ID'),
+    locationId: uuid(env, 'LOCATION_ID'),
+    cloudUrl,
+    logLevel: logLevel as ApplianceConfig['logLevel'],
+  };
+}
