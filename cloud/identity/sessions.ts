@@ -126,7 +126,8 @@ export function createSessionService(deps: SessionDeps) {
       }
       if (claims.jti !== session.refresh_jti) throw await revokeForReuse(session, ipAddress);
       const member = await deps.tenancy.findMember(session.tenant_id, session.user_id);
-      if (!member || member.status !== 'active' || member.membership_status !== 'active') {
+      const tenantActive = (await deps.tenancy.getTenant(session.tenant_id)).status === 'active';
+      if (!tenantActive || !member || member.status !== 'active' || member.membership_status !== 'active') {
         await store.endSession(session.id, 'revoked', 'access_withdrawn', clock.now().toISOString());
         throw errors.sessionEnded();
       }
@@ -183,6 +184,9 @@ export function createSessionService(deps: SessionDeps) {
         client: input.client,
       });
     },
+
+    endAllInTenant: (tenantId: string, reason: string) =>
+      store.endTenantSessions(tenantId, reason, clock.now().toISOString()),
 
     endAllFor: (tenantId: string, userId: string, reason: string) =>
       store.endUserSessions(tenantId, userId, reason, clock.now().toISOString()),

@@ -52,6 +52,14 @@ export function createIdentityStore(db: Db) {
         .where('status', '=', 'active')
         .execute(),
 
+    endTenantSessions: (tenantId: string, reason: string, at: string) =>
+      db
+        .updateTable('sessions')
+        .set({ status: 'revoked', end_reason: reason, ended_at: at })
+        .where('tenant_id', '=', tenantId)
+        .where('status', '=', 'active')
+        .execute(),
+
     insertFactor: (row: MfaFactorRow) => db.insertInto('mfa_factors').values(row).execute(),
     factor: (userId: string, id: string) =>
       db

@@ -25,10 +25,16 @@ export const usernameTaken = () =>
   ]);
 export const groupInUse = () =>
   new ConflictError('Locations still belong to it; move or delete them first', 'IN_USE');
-export const credentialsOwnedElsewhere = () =>
+export const accountShared = () =>
   new ConflictError(
-    'This user also belongs to other tenants; only the user or a platform operator can change their credentials',
-    'CREDENTIALS_SHARED',
+    'This account also belongs to other tenants; only its owner or a platform operator can change its profile or credentials',
+    'ACCOUNT_SHARED',
+  );
+export const accountExists = () =>
+  new ConflictError(
+    'An account with this email already exists; a platform operator can add it to this tenant (ctl user create)',
+    'ACCOUNT_EXISTS',
+    [{ field: 'body.email', message: 'already has an account' }],
   );
 export const invalidTimezone = () =>
   new InvalidRequestError('The request is invalid', [

@@ -4,8 +4,8 @@ import { isRole } from '../../shared/roles.ts';
 import type { Store } from '../db/index.ts';
 import type { SecretHasher } from '../identity/secrets.ts';
 import * as errors from './errors.ts';
-import { createTenancyStore, type GroupKind, type MemberRow, type Page } from './store.ts';
-import type { LocationRow, TenantRow, Tier } from './tables.ts';
+import { createTenancyStore, type GroupKind, type MemberRow, type Page, type TenancyStore } from './store.ts';
+import type { LocationRow, TenantRow, Tier, UserRow } from './tables.ts';
 
 export interface TenancyDeps {
   store: Store;
@@ -124,38 +124,49 @@ export function createTenancyService({ store, clock, newId, hasher }: TenancyDep
     };
   }
 
-  async function createUserRow(input: NewUser, at: string) {
+  async function createUserRow(tx: TenancyStore, input: NewUser, credentials: Partial<UserRow>, at: string) {
     const id = newId();
     const firstName = input.first_name ?? '';
     const lastName = input.last_name ?? '';
-    await insertOrConflict(
-      async () =>
-        db.insertUser({
-          id,
-          email: input.email.toLowerCase(),
-          username: input.username?.toLowerCase() ?? null,
-          first_name: firstName,
-          last_name: lastName,
-          display_name: input.display_name ?? (`${firstName} ${lastName}`.trim() || input.email),
-          password_hash: null,
-          pin_hash: null,
-          ...(await credentialColumns(input)),
-          email_verified: 0,
-          status: 'active',
-          created_at: at,
-          updated_at: at,
-        }),
-      errors.usernameTaken,
-    );
+    await tx.insertUser({
+      id,
+      email: input.email.toLowerCase(),
+      username: input.username?.toLowerCase() ?? null,
+      first_name: firstName,
+      last_name: lastName,
+      display_name: input.display_name ?? (`${firstName} ${lastName}`.trim() || input.email),
+      password_hash: null,
+      pin_hash: null,
+      ...credentials,
+      email_verified: 0,
+      status: 'active',
+      created_at: at,
+      updated_at: at,
+    });
     return id;
   }
 
-  /** An existing account's credentials change only when no other tenant shares the account. */
-  async function guardSharedCredentials(userId: string, tenantId: string, trusted: boolean) {
+  /** Which unique field a failed insert ran into; asked after the transaction, which is dead by then. */
+  async function conflictOf(input: NewUser) {
+    const username = input.username?.toLowerCase();
+    if (username !== undefined && (await db.userByUsername(username))) return errors.usernameTaken();
+    return errors.accountExists();
+  }
+
+  /**
+   * An account shared with other tenants is the person's, not this tenant's: its profile and
+   * credentials change only through the operator (`trusted`), never through one tenant's admin.
+   */
+  async function guardSharedAccount(userId: string, tenantId: string, trusted: boolean) {
     if (trusted) return;
     const memberships = await db.membershipsOfUser(userId);
-    if (memberships.some((m) => m.tenant_id !== tenantId)) throw errors.credentialsOwnedElsewhere();
+    if (memberships.some((m) => m.tenant_id !== tenantId)) throw errors.accountShared();
   }
+
+  const touchesAccount = (patch: MemberPatch) =>
+    [patch.password, patch.pin, patch.first_name, patch.last_name, patch.display_name].some(
+      (v) => v !== undefined,
+    );
 
   return {
     async createTenant(input: { slug: string; name: string; tier?: Tier | undefined }) {
@@ -285,25 +296,32 @@ export function createTenancyService({ store, clock, newId, hasher }: TenancyDep
       const roles = checkRoles(input.roles);
       const at = now();
       const existing = await db.userByEmail(input.email.toLowerCase());
-      let userId = existing?.id;
-      if (existing) {
-        if (await db.membership(tenantId, existing.id)) throw errors.alreadyMember();
-        if (input.password !== undefined || input.pin !== undefined) {
-          await guardSharedCredentials(existing.id, tenantId, options.trusted === true);
-          await db.updateUser(existing.id, { ...(await credentialColumns(input)), updated_at: at });
-        }
-      } else {
-        userId = await createUserRow(input, at);
+      if (existing && (await db.membership(tenantId, existing.id))) throw errors.alreadyMember();
+      // A tenant admin could otherwise claim anyone's account by email and read its profile.
+      if (existing && options.trusted !== true) throw errors.accountExists();
+      const credentials = await credentialColumns(input);
+      let userId: string;
+      try {
+        userId = await store.db.transaction().execute(async (trx) => {
+          const tx = createTenancyStore(trx);
+          const id = existing?.id ?? (await createUserRow(tx, input, credentials, at));
+          if (existing && Object.keys(credentials).length > 0)
+            await tx.updateUser(id, { ...credentials, updated_at: at });
+          await tx.insertMembership({
+            tenant_id: tenantId,
+            user_id: id,
+            roles,
+            status: 'active',
+            created_at: at,
+            updated_at: at,
+          });
+          return id;
+        });
+      } catch (error) {
+        if (!store.isUniqueViolation(error)) throw error;
+        throw await conflictOf(input);
       }
-      await db.insertMembership({
-        tenant_id: tenantId,
-        user_id: userId!,
-        roles,
-        status: 'active',
-        created_at: at,
-        updated_at: at,
-      });
-      return toMember(await requireMember(tenantId, userId!));
+      return toMember(await requireMember(tenantId, userId));
     },
     getMember: async (tenantId: string, userId: string) => toMember(await requireMember(tenantId, userId)),
     /** The member's row with credential hashes, for identity; undefined when not a member. */
@@ -319,21 +337,23 @@ export function createTenancyService({ store, clock, newId, hasher }: TenancyDep
       options: { trusted?: boolean } = {},
     ) {
       await requireMember(tenantId, userId);
+      const roles = patch.roles !== undefined ? checkRoles(patch.roles) : undefined;
+      if (touchesAccount(patch)) await guardSharedAccount(userId, tenantId, options.trusted === true);
+      const credentials = await credentialColumns(patch);
       const at = now();
-      if (patch.roles !== undefined || patch.status !== undefined) {
-        const roles = patch.roles !== undefined ? checkRoles(patch.roles) : undefined;
-        await db.updateMembership(tenantId, userId, { roles, status: patch.status, updated_at: at });
-      }
-      if (patch.password !== undefined || patch.pin !== undefined) {
-        await guardSharedCredentials(userId, tenantId, options.trusted === true);
-      }
-      const { first_name, last_name, display_name } = patch;
-      await db.updateUser(userId, {
-        first_name,
-        last_name,
-        display_name,
-        ...(await credentialColumns(patch)),
-        updated_at: at,
+      const { first_name, last_name, display_name, status } = patch;
+      await store.db.transaction().execute(async (trx) => {
+        const tx = createTenancyStore(trx);
+        if (roles !== undefined || status !== undefined)
+          await tx.updateMembership(tenantId, userId, { roles, status, updated_at: at });
+        if (touchesAccount(patch))
+          await tx.updateUser(userId, {
+            first_name,
+            last_name,
+            display_name,
+            ...credentials,
+            updated_at: at,
+          });
       });
       return toMember(await requireMember(tenantId, userId));
     },

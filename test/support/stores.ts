@@ -37,7 +37,7 @@ export async function openTestStore(backend: 'sqlite' | 'pg'): Promise<TestStore
     };
   }
   const schema = `test_${randomBytes(6).toString('hex')}`;
-  const store = await openStore({ dataDir: '', databaseUrl, schema });
+  const store = await openPostgresStore(schema);
   return {
     ...store,
     destroy: async () => {
@@ -47,4 +47,19 @@ export async function openTestStore(backend: 'sqlite' | 'pg'): Promise<TestStore
       await admin.destroy();
     },
   };
+}
+
+// Kysely's migrator reads the catalog of every schema; when a neighbouring test file drops its
+// schema at that moment, PostgreSQL reports the vanished relation (42P01) or schema (3F000).
+// A deployment has one schema that nobody drops, so only tests need to try again.
+const VANISHED_IN_CATALOG = new Set(['42P01', '3F000']);
+
+async function openPostgresStore(schema: string, attempts = 3): Promise<Store> {
+  try {
+    return await openStore({ dataDir: '', databaseUrl, schema });
+  } catch (error) {
+    const code = ((error as Error).cause as { code?: string } | undefined)?.code;
+    if (attempts <= 1 || !code || !VANISHED_IN_CATALOG.has(code)) throw error;
+    return openPostgresStore(schema, attempts - 1);
+  }
 }

@@ -73,10 +73,11 @@ describe.each(backends)('login on %s', (backend) => {
   });
 
   it('asks which tenant when the user belongs to several, and honours tenant_slug', async () => {
-    await cloud.services.tenancy.addUser(globex.tenant.id, {
-      email: 'ada@acme.test',
-      roles: ['tenant_admin'],
-    });
+    await cloud.services.tenancy.addUser(
+      globex.tenant.id,
+      { email: 'ada@acme.test', roles: ['tenant_admin'] },
+      { trusted: true },
+    );
     const ambiguous = await login({ email: 'ada@acme.test', password: 'ada-password' });
     expect(ambiguous.statusCode).toBe(400);
     expect(ambiguous.json().error).toMatchObject({
@@ -189,7 +190,11 @@ describe.each(backends)('login on %s', (backend) => {
     });
 
     it('lets the location choose the tenant of a user in several', async () => {
-      await cloud.services.tenancy.addUser(globex.tenant.id, { email: 'ada@acme.test', roles: ['manager'] });
+      await cloud.services.tenancy.addUser(
+        globex.tenant.id,
+        { email: 'ada@acme.test', roles: ['manager'] },
+        { trusted: true },
+      );
       const response = await pinLogin({ identifier: 'ada', pin: '123456', location_id: globex.location.id });
       expect(response.json().status.user.tenant_id).toBe(globex.tenant.id);
       const unknownLocation = await pinLogin({

@@ -122,10 +122,11 @@ describe.each(backends)('sessions and tokens on %s', (backend) => {
 
   it('creates an independent session with POST /session, in another tenant when asked', async () => {
     const globex = await seedTenant(cloud.services, 'globex');
-    await cloud.services.tenancy.addUser(globex.tenant.id, {
-      email: credentials.email,
-      roles: ['tenant_admin'],
-    });
+    await cloud.services.tenancy.addUser(
+      globex.tenant.id,
+      { email: credentials.email, roles: ['tenant_admin'] },
+      { trusted: true },
+    );
     const parent = await loginTokens(cloud.app, { ...credentials, tenant_slug: 'acme' });
     const fork = await cloud.app.inject({
       method: 'POST',

@@ -85,21 +85,31 @@ describe.each(backends)('tenancy service on %s', (backend) => {
       password: 'correct horse',
       roles: ['manager'],
     });
-    const inB = await tenancy.addUser(b.tenant.id, { email: 'sam@both.test', roles: ['tenant_admin'] });
+    // A tenant's admin cannot claim an existing account by email; the operator can add it.
+    await expect(tenancy.addUser(b.tenant.id, { email: 'sam@both.test', roles: [] })).rejects.toMatchObject({
+      code: 'ACCOUNT_EXISTS',
+    });
+    const inB = await tenancy.addUser(
+      b.tenant.id,
+      { email: 'sam@both.test', roles: ['tenant_admin'] },
+      { trusted: true },
+    );
     expect(inB.id).toBe(inA.id);
     expect(inA).toMatchObject({ email: 'sam@both.test', roles: ['manager'], has_password: true });
     expect(inB.roles).toEqual(['tenant_admin']);
     expect((await tenancy.membershipsOf(inA.id)).map((m) => m.slug).sort()).toEqual(['a', 'b']);
-    // Tenant b's admin cannot reset a password tenant a relies on too; the operator CLI can.
-    await expect(tenancy.updateMember(b.tenant.id, inA.id, { password: 'hijacked!!' })).rejects.toMatchObject(
-      {
-        code: 'CREDENTIALS_SHARED',
-      },
-    );
+    // Tenant b's admin cannot change an account tenant a relies on too, nor change roles on the way.
+    for (const patch of [{ password: 'hijacked!!' }, { display_name: 'Hacked by B', roles: ['manager'] }]) {
+      await expect(tenancy.updateMember(b.tenant.id, inA.id, patch)).rejects.toMatchObject({
+        code: 'ACCOUNT_SHARED',
+      });
+    }
+    expect((await tenancy.getMember(b.tenant.id, inA.id)).roles).toEqual(['tenant_admin']);
+    expect((await tenancy.getMember(a.tenant.id, inA.id)).display_name).toBe('Sam@Both.test');
     await tenancy.updateMember(b.tenant.id, inA.id, { password: 'operator reset' }, { trusted: true });
-    await expect(tenancy.addUser(b.tenant.id, { email: 'sam@both.test', roles: [] })).rejects.toMatchObject({
-      code: 'USER_ALREADY_MEMBER',
-    });
+    await expect(
+      tenancy.addUser(b.tenant.id, { email: 'sam@both.test', roles: [] }, { trusted: true }),
+    ).rejects.toMatchObject({ code: 'USER_ALREADY_MEMBER' });
   });
 
   it('refuses unknown roles, duplicate usernames and deleting a brand still in use', async () => {
