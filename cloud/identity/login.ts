@@ -224,9 +224,8 @@ export function createLoginService(deps: LoginDeps) {
       }
       if (!(await store.consumeChallenge(challenge.id, clock.now().toISOString())))
         throw errors.challengeInvalid();
-      const member = await tenancy.findMember(challenge.tenant_id, challenge.user_id);
-      if (!member || member.status !== 'active' || member.membership_status !== 'active')
-        throw errors.accountDisabled();
+      const member = await tenancy.activeMember(challenge.tenant_id, challenge.user_id);
+      if (!member) throw errors.accountDisabled();
       const context = JSON.parse(challenge.context) as ChallengeContext;
       return succeed(member, challenge.tenant_id, JSON.parse(member.roles) as string[], context, true);
     },

@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { AuditLog } from '../audit/index.ts';
-import type { TenancyService } from '../tenancy/service.ts';
+import { isActiveMember, type TenancyService } from '../tenancy/service.ts';
 import * as errors from './errors.ts';
 import type { IdentityStore } from './store.ts';
 import type { AuthMethod, SessionRow } from './tables.ts';
@@ -59,6 +59,10 @@ export const toSession = (row: SessionRow) => ({
 /** Sessions and their token pairs: open, refresh with rotation, fork, end. */
 export function createSessionService(deps: SessionDeps) {
   const { store, tokens, clock } = deps;
+  /** Active and not past its expiry: the only sessions that may authorise anything. */
+  const isLive = <T extends Pick<SessionRow, 'status' | 'expires_at'>>(
+    session: T | undefined,
+  ): session is T => session?.status === 'active' && session.expires_at > clock.now().toISOString();
   const later = (seconds: number) => new Date(clock.now().getTime() + seconds * 1000).toISOString();
 
   async function tokenPair(row: SessionRow, email: string, roles: string[]) {
@@ -121,13 +125,10 @@ export function createSessionService(deps: SessionDeps) {
     async refresh(refreshToken: string, ipAddress: string | null) {
       const claims = await tokens.verifyRefresh(refreshToken);
       const session = await store.session(claims.session_id);
-      if (!session || session.status !== 'active' || session.expires_at <= clock.now().toISOString()) {
-        throw errors.sessionEnded();
-      }
+      if (!isLive(session)) throw errors.sessionEnded();
       if (claims.jti !== session.refresh_jti) throw await revokeForReuse(session, ipAddress);
-      const member = await deps.tenancy.findMember(session.tenant_id, session.user_id);
-      const tenantActive = (await deps.tenancy.getTenant(session.tenant_id)).status === 'active';
-      if (!tenantActive || !member || member.status !== 'active' || member.membership_status !== 'active') {
+      const member = await deps.tenancy.activeMember(session.tenant_id, session.user_id);
+      if (!member) {
         await store.endSession(session.id, 'revoked', 'access_withdrawn', clock.now().toISOString());
         throw errors.sessionEnded();
       }
@@ -163,14 +164,14 @@ export function createSessionService(deps: SessionDeps) {
     /** A new, independent session for the caller: another device, or another of their tenants. */
     async fork(parentId: string, input: { tenantSlug?: string | undefined; client: ClientContext }) {
       const parent = await store.session(parentId);
-      if (!parent || parent.status !== 'active') throw errors.sessionEnded();
+      if (!isLive(parent)) throw errors.sessionEnded();
       const tenant = input.tenantSlug
         ? await deps.tenancy.tenantBySlug(input.tenantSlug)
         : await deps.tenancy.getTenant(parent.tenant_id);
       const member = tenant && (await deps.tenancy.findMember(tenant.id, parent.user_id));
       if (!tenant || !member) throw errors.notAMember();
       if (tenant.status !== 'active') throw errors.tenantSuspended();
-      if (member.status !== 'active' || member.membership_status !== 'active') throw errors.accountDisabled();
+      if (!isActiveMember(member)) throw errors.accountDisabled();
       return open({
         userId: member.id,
         email: member.email,
@@ -194,9 +195,7 @@ export function createSessionService(deps: SessionDeps) {
     /** Validity check of the auth plugin: undefined when the session cannot authorise a request. */
     async activeState(sessionId: string) {
       const state = await store.sessionState(sessionId);
-      if (!state || state.status !== 'active' || state.expires_at <= clock.now().toISOString())
-        return undefined;
-      return state;
+      return isLive(state) ? state : undefined;
     },
   };
 }

@@ -74,6 +74,10 @@ export const toMember = (row: MemberRow) => ({
 
 export type Member = ReturnType<typeof toMember>;
 
+/** Both the account and its membership of the tenant are active. */
+export const isActiveMember = (row: MemberRow) =>
+  row.status === 'active' && row.membership_status === 'active';
+
 function checkRoles(roles: string[]) {
   const unknown = roles.filter((role) => !isRole(role));
   if (unknown.length > 0) throw errors.invalidRoles(unknown);
@@ -324,6 +328,12 @@ export function createTenancyService({ store, clock, newId, hasher }: TenancyDep
       return toMember(await requireMember(tenantId, userId));
     },
     getMember: async (tenantId: string, userId: string) => toMember(await requireMember(tenantId, userId)),
+    /** The member's row when the account, the membership and the tenant are all active. */
+    async activeMember(tenantId: string, userId: string) {
+      const member = await db.member(tenantId, userId);
+      if (!member || !isActiveMember(member)) return undefined;
+      return (await db.tenantById(tenantId))?.status === 'active' ? member : undefined;
+    },
     /** The member's row with credential hashes, for identity; undefined when not a member. */
     findMember: (tenantId: string, userId: string) => db.member(tenantId, userId),
     async listMembers(tenantId: string, page: Page) {

@@ -1,0 +1,348 @@
+/**
+ * Authenticated GET /v1/auth/me on the real cloud against a bare Fastify route, measured in one run
+ * on one machine, plus password logins per second. Each server runs alone in its own process so
+ * it gets one core and the load generator (this process) the other.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+export interface AuthBenchOptions {
+  /** Seconds measured per endpoint, after the warm-up. */
+  duration: number;
+  /** Concurrent connections for the request-rate runs. */
+  connections: number;
+  /** When set, each cloud process writes a V8 CPU profile here as it exits. */
+  cpuProfileDir?: string | undefined;
+}
+
+export interface RateMeasurement {
+  requests_per_sec: number;
+  latency_p50_ms: number;
+  latency_p99_ms: number;
+  non2xx: number;
+  errors: number;
+  body_bytes: number;
+}
+
+export interface LoginMeasurement {
+  logins_per_sec: number;
+  connections: number;
+  latency_p50_ms: number;
+  latency_p99_ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface AuthReport {
+  name: 'auth';
+  at: string;
+  /** load_1m: the 1-minute load average before and after; above the cpu count, others shared the CPU. */
+  machine: { cpus: number; cpu_model: string; node: string; load_1m: { before: number; after: number } };
+  settings: { duration: number; connections: number; warmup: number };
+  valid: boolean;
+  problems: string[];
+  bare: RateMeasurement;
+  me: RateMeasurement;
+  me_with_request_logs: RateMeasurement;
+  login: LoginMeasurement;
+  ratio_me_to_bare: number;
+  ratio_with_request_logs: number;
+  goal: { ratio_at_least: number; met: boolean };
+}
+
+// Seeded by servers/cloud.ts.
+const BENCH_USER = { email: 'bench@bench.test', password: 'bench-password-1' };
+const GOAL_RATIO = 0.5;
+const WARMUP_SECONDS = 2;
+// argon2id is CPU-bound by design: a few connections already saturate the server's core.
+const LOGIN_CONNECTIONS = 4;
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 10_000;
+const STDERR_KEPT = 4096;
+
+const TSX_LOADER = import.meta.resolve('tsx');
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SERVERS = {
+  bare: fileURLToPath(new URL('./servers/bare.ts', import.meta.url)),
+  cloud: fileURLToPath(new URL('./servers/cloud.ts', import.meta.url)),
+};
+
+// autocannon ships no type declarations; this is the part of its API used here.
+interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  pipelining: number;
+  duration: number;
+}
+interface LoadResult {
+  requests: { mean: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+const autocannon = createRequire(import.meta.url)('autocannon') as (
+  options: LoadOptions,
+) => Promise<LoadResult>;
+
+interface Server {
+  port: number;
+  stop(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+
+function exited(child: ChildProcess, timeoutMs: number) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/** SIGTERM lets a server clean up (the cloud removes its data dir); SIGKILL when it does not exit. */
+async function stopChild(child: ChildProcess) {
+  child.kill('SIGTERM');
+  if (!(await exited(child, STOP_TIMEOUT_MS))) child.kill('SIGKILL');
+  running.delete(child);
+}
+
+// On process exit nothing can be awaited: ask the servers to stop and leave them to it.
+const signalAll = () => {
+  for (const child of running) child.kill('SIGTERM');
+};
+
+/** Reads `{"port":N}` from the child's stdout, then discards the rest (request logs) unread. */
+function announcedPort(child: ChildProcess, stderr: () => string) {
+  return new Promise<number>((resolve, reject) => {
+    let pending = '';
+    const fail = (message: string) => {
+      cleanup();
+      reject(new Error(`${message}\n${stderr()}`));
+    };
+    const onData = (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      const port = lines.map(portOf).find((value) => value !== undefined);
+      if (port === undefined) return;
+      cleanup();
+      child.stdout?.resume();
+      resolve(port);
+    };
+    const onExit = (code: number | null) => fail(`server exited (code ${code}) before listening`);
+    const onError = (error: Error) => fail(`server could not be started: ${error.message}`);
+    const timer = setTimeout(
+      () => fail(`server did not listen within ${START_TIMEOUT_MS} ms`),
+      START_TIMEOUT_MS,
+    );
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.off('exit', onExit);
+      child.off('error', onError);
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', onExit);
+    child.once('error', onError);
+  });
+}
+
+function portOf(line: string): number | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    if (typeof value !== 'object' || value === null || Object.keys(value).length !== 1) return undefined;
+    const port = (value as { port?: unknown }).port;
+    return typeof port === 'number' ? port : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface ServerSpec {
+  file: string;
+  env?: Record<string, string>;
+  /** Write a V8 CPU profile here when the server exits. */
+  cpuProfileDir?: string | undefined;
+}
+
+// Node with tsx's loader rather than the tsx CLI: the CLI is a second process that relays signals
+// and SIGKILLs a server slow to acknowledge one, which skips its clean-up on a busy machine.
+async function startServer({ file, env = {}, cpuProfileDir }: ServerSpec): Promise<Server> {
+  const profiling = cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
+  const child = spawn(process.execPath, [...profiling, '--import', TSX_LOADER, file], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    // stdin stays open and unused: the server takes its end as the bench having died.
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEPT);
+  });
+  try {
+    const port = await announcedPort(child, () => stderr);
+    return { port, stop: () => stopChild(child) };
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+}
+
+async function withServer<T>(server: Promise<Server>, work: (port: number) => Promise<T>): Promise<T> {
+  const { port, stop } = await server;
+  try {
+    return await work(port);
+  } finally {
+    await stop();
+  }
+}
+
+/** A warm-up run (JIT, caches, connection set-up) whose numbers are thrown away, then the real one. */
+async function load(options: Omit<LoadOptions, 'duration' | 'pipelining'>, duration: number) {
+  await autocannon({ ...options, pipelining: 1, duration: WARMUP_SECONDS });
+  return autocannon({ ...options, pipelining: 1, duration });
+}
+
+const round = (value: number, digits: number) => Number(value.toFixed(digits));
+
+async function rate(url: string, headers: Record<string, string>, options: AuthBenchOptions) {
+  const probe = await fetch(url, { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const body = await probe.arrayBuffer();
+  if (!probe.ok) throw new Error(`GET ${url} answered ${probe.status} before the run`);
+  const result = await load({ url, headers, connections: options.connections }, options.duration);
+  return {
+    requests_per_sec: round(result.requests.mean, 1),
+    latency_p50_ms: result.latency.p50,
+    latency_p99_ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    body_bytes: body.byteLength,
+  };
+}
+
+async function accessToken(base: string) {
+  const response = await fetch(`${base}/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(BENCH_USER),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  const body = (await response.json()) as { status?: { type?: string; access_token?: string } };
+  const token = body.status?.type === 'success' ? body.status.access_token : undefined;
+  if (!response.ok || !token) throw new Error(`login answered ${response.status}: ${JSON.stringify(body)}`);
+  return token;
+}
+
+async function measureMe(port: number, options: AuthBenchOptions) {
+  const base = `http://127.0.0.1:${port}`;
+  const token = await accessToken(base);
+  return rate(`${base}/v1/auth/me`, { authorization: `Bearer ${token}` }, options);
+}
+
+async function measureLogin(port: number, duration: number): Promise<LoginMeasurement> {
+  const result = await load(
+    {
+      url: `http://127.0.0.1:${port}/v1/auth/login`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(BENCH_USER),
+      connections: LOGIN_CONNECTIONS,
+    },
+    duration,
+  );
+  return {
+    logins_per_sec: round(result.requests.mean, 1),
+    connections: LOGIN_CONNECTIONS,
+    latency_p50_ms: result.latency.p50,
+    latency_p99_ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+function problemsOf(runs: Record<string, { non2xx: number; errors: number }>) {
+  return Object.entries(runs).flatMap(([name, run]) => [
+    ...(run.non2xx > 0 ? [`${name}: ${run.non2xx} non-2xx responses`] : []),
+    ...(run.errors > 0 ? [`${name}: ${run.errors} errors or timeouts`] : []),
+  ]);
+}
+
+/** Runs the servers one at a time, each stopped before the next starts, whatever happens. */
+export async function runAuthBench(options: AuthBenchOptions): Promise<AuthReport> {
+  const cloud = (logLevel: string) =>
+    startServer({ file: SERVERS.cloud, env: { LOG_LEVEL: logLevel }, cpuProfileDir: options.cpuProfileDir });
+  const loadBefore = loadavg()[0] ?? 0;
+  process.on('exit', signalAll);
+  try {
+    const bare = await withServer(startServer({ file: SERVERS.bare }), (port) =>
+      rate(`http://127.0.0.1:${port}/bare`, {}, options),
+    );
+    const { me, login } = await withServer(cloud('warn'), async (port) => ({
+      me: await measureMe(port, options),
+      login: await measureLogin(port, options.duration),
+    }));
+    const meWithLogs = await withServer(cloud('info'), (port) => measureMe(port, options));
+    return report(options, { bare, me, meWithLogs, login }, loadBefore);
+  } finally {
+    process.off('exit', signalAll);
+  }
+}
+
+function report(
+  options: AuthBenchOptions,
+  runs: { bare: RateMeasurement; me: RateMeasurement; meWithLogs: RateMeasurement; login: LoginMeasurement },
+  loadBefore: number,
+): AuthReport {
+  const problems = problemsOf({
+    bare: runs.bare,
+    me: runs.me,
+    me_with_request_logs: runs.meWithLogs,
+    login: runs.login,
+  });
+  const ratio = round(runs.me.requests_per_sec / runs.bare.requests_per_sec, 3);
+  return {
+    name: 'auth',
+    at: new Date().toISOString(),
+    machine: {
+      cpus: cpus().length,
+      cpu_model: cpus()[0]?.model ?? 'unknown',
+      node: process.version,
+      load_1m: { before: round(loadBefore, 2), after: round(loadavg()[0] ?? 0, 2) },
+    },
+    settings: { duration: options.duration, connections: options.connections, warmup: WARMUP_SECONDS },
+    valid: problems.length === 0,
+    problems,
+    bare: runs.bare,
+    me: runs.me,
+    me_with_request_logs: runs.meWithLogs,
+    login: runs.login,
+    ratio_me_to_bare: ratio,
+    ratio_with_request_logs: round(runs.meWithLogs.requests_per_sec / runs.bare.requests_per_sec, 3),
+    goal: { ratio_at_least: GOAL_RATIO, met: problems.length === 0 && ratio >= GOAL_RATIO },
+  };
+}
+
+export function summarizeAuth(report: AuthReport): string[] {
+  const line = (label: string, run: RateMeasurement) =>
+    `${label.padEnd(28)} ${String(run.requests_per_sec).padStart(9)} req/s  p50 ${run.latency_p50_ms} ms  p99 ${run.latency_p99_ms} ms`;
+  return [
+    `auth: ${report.settings.duration} s per run, ${report.settings.connections} connections, ${report.machine.cpus} cpus, node ${report.machine.node}, load ${report.machine.load_1m.before} -> ${report.machine.load_1m.after}`,
+    line('bare GET /bare', report.bare),
+    line('GET /v1/auth/me (warn)', report.me),
+    line('GET /v1/auth/me (info logs)', report.me_with_request_logs),
+    `${'POST /v1/auth/login'.padEnd(28)} ${String(report.login.logins_per_sec).padStart(9)} logins/s  p50 ${report.login.latency_p50_ms} ms  p99 ${report.login.latency_p99_ms} ms  (${report.login.connections} connections)`,
+    `ratio me/bare ${report.ratio_me_to_bare} (with request logs ${report.ratio_with_request_logs}); goal >= ${report.goal.ratio_at_least}: ${report.goal.met ? 'met' : 'NOT met'}`,
+    ...(report.valid ? [] : [`INVALID run: ${report.problems.join('; ')}`]),
+  ];
+}

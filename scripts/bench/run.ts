@@ -1,0 +1,102 @@
+/**
+ * Benchmark runner: `npm run bench -- <name> [--duration S] [--connections N] [--cpu-prof]`. Each benchmark
+ * measures its own baseline in the same run and its report is written to bench-results/<name>.json.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type AuthBenchOptions, runAuthBench, summarizeAuth } from './auth.ts';
+
+type BenchOptions = AuthBenchOptions;
+
+interface Benchmark {
+  description: string;
+  run(options: BenchOptions): Promise<{ report: object; summary: string[]; ok: boolean }>;
+}
+
+const BENCHMARKS: Record<string, Benchmark> = {
+  auth: {
+    description: 'GET /v1/auth/me (authenticated) against a bare Fastify route; logins per second',
+    async run(options) {
+      const report = await runAuthBench(options);
+      return { report, summary: summarizeAuth(report), ok: report.valid };
+    },
+  },
+};
+
+const RESULTS_DIR = fileURLToPath(new URL('../../bench-results/', import.meta.url));
+const DEFAULTS: BenchOptions = { duration: 10, connections: 50 };
+
+class UsageError extends Error {}
+
+function usage() {
+  const names = Object.entries(BENCHMARKS).map(
+    ([name, bench]) => `  ${name.padEnd(10)} ${bench.description}`,
+  );
+  return [
+    'usage: npm run bench -- <name> [--duration S] [--connections N] [--cpu-prof]',
+    '  --cpu-prof  servers under test write V8 CPU profiles to bench-results/profiles/',
+    '',
+    'benchmarks:',
+    ...names,
+  ].join('\n');
+}
+
+function whole(raw: string | undefined, name: string, fallback: number, max: number) {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new UsageError(`--${name} must be a whole number from 1 to ${max}, got "${raw}"`);
+  return value;
+}
+
+function parse(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      'cpu-prof': { type: 'boolean' },
+    },
+  });
+  const name = positionals[0];
+  const bench = name === undefined ? undefined : BENCHMARKS[name];
+  if (name === undefined || bench === undefined || positionals.length > 1) {
+    throw new UsageError(name === undefined || bench ? '' : `unknown benchmark "${name}"`);
+  }
+  const options = {
+    duration: whole(values.duration, 'duration', DEFAULTS.duration, 600),
+    connections: whole(values.connections, 'connections', DEFAULTS.connections, 1000),
+    cpuProfileDir: values['cpu-prof'] ? join(RESULTS_DIR, 'profiles') : undefined,
+  };
+  return { name, bench, options };
+}
+
+async function main() {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(process.argv.slice(2));
+  } catch (error) {
+    const message = error instanceof UsageError || error instanceof TypeError ? error.message : '';
+    console.error([message, usage()].filter(Boolean).join('\n\n'));
+    process.exit(2);
+  }
+  const { name, bench, options } = parsed;
+  // Exiting (rather than dying on the signal) runs the benchmark's exit hook, which kills its servers.
+  process.once('SIGINT', () => process.exit(130));
+  process.once('SIGTERM', () => process.exit(143));
+
+  const { report, summary, ok } = await bench.run(options);
+  await mkdir(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `${name}.json`);
+  await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+  console.log([...summary, `report: ${file}`].join('\n'));
+  if (!ok) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench failed: ${(error as Error).stack ?? String(error)}`);
+  process.exit(1);
+});
