@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Kysely, Migrator, sql } from 'kysely';
+import { type CompiledQuery, Kysely, Migrator, sql } from 'kysely';
 import * as pgDialect from './dialect/pg.ts';
 import * as sqliteDialect from './dialect/sqlite.ts';
 import { migrations } from './migrations/index.ts';
@@ -18,9 +18,21 @@ export interface StoreOptions {
   file?: string | undefined;
 }
 
+/** A read compiled once and run with fresh parameters: for queries on every request's path. */
+export type PreparedRead<Row> = (parameters: readonly unknown[]) => Promise<Row[]>;
+export type PrepareRead = <Row>(query: CompiledQuery<Row>) => PreparedRead<Row>;
+
+/** Runs a compiled read through Kysely itself, e.g. inside a transaction. */
+export const kyselyRead =
+  (db: Kysely<Database>): PrepareRead =>
+  <Row>(query: CompiledQuery<Row>) =>
+  async (parameters: readonly unknown[]) =>
+    (await db.executeQuery<Row>({ ...query, parameters })).rows;
+
 export interface Store {
   db: Db;
   dialect: DialectName;
+  prepareRead: PrepareRead;
   isUniqueViolation(error: unknown): boolean;
   close(): Promise<void>;
 }
@@ -42,10 +54,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const usePostgres = isPostgresUrl(options.databaseUrl);
   if (usePostgres && options.schema) await ensureSchema(options.databaseUrl!, options.schema);
   const dialectModule = usePostgres ? pgDialect : sqliteDialect;
-  const dialect = usePostgres
-    ? pgDialect.createDialect(options.databaseUrl!, options.schema)
-    : sqliteDialect.createDialect(options.file ?? join(options.dataDir, 'cloud.sqlite'));
-  const db = new Kysely<Database>({ dialect });
+  const backend = usePostgres
+    ? pgDialect.createPostgres(options.databaseUrl!, options.schema)
+    : sqliteDialect.createSqlite(options.file ?? join(options.dataDir, 'cloud.sqlite'));
+  const db = new Kysely<Database>({ dialect: backend.dialect });
   try {
     await migrateToLatest(db, usePostgres ? options.schema : undefined);
   } catch (error) {
@@ -55,8 +67,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return {
     db,
     dialect: dialectModule.name,
+    prepareRead: backend.prepareRead,
     isUniqueViolation: dialectModule.isUniqueViolation,
-    close: () => db.destroy(),
+    close: async () => {
+      backend.closeReader();
+      await db.destroy();
+    },
   };
 }
 

@@ -34,7 +34,7 @@ export interface IdentityOptions {
 
 export function createIdentity(options: IdentityOptions) {
   const { store, clock, newId, audit, tenancy } = options;
-  const identityStore = createIdentityStore(store.db);
+  const identityStore = createIdentityStore(store.db, store.prepareRead);
   const keys = createKeyRing({
     db: store.db,
     clock,

@@ -1,19 +1,22 @@
-import type { Db } from '../db/index.ts';
+import { type Db, kyselyRead, type PrepareRead } from '../db/index.ts';
 import type { MfaChallengeRow, MfaFactorRow, SessionRow } from './tables.ts';
 
 const changed = (result: { numUpdatedRows: bigint }) => Number(result.numUpdatedRows) > 0;
 
-export function createIdentityStore(db: Db) {
+export function createIdentityStore(db: Db, prepareRead: PrepareRead = kyselyRead(db)) {
+  // Read on every authenticated request: compiled once, run as a prepared statement.
+  const sessionStateById = prepareRead(
+    db
+      .selectFrom('sessions')
+      .select(['tenant_id', 'user_id', 'status', 'expires_at', 'location_id'])
+      .where('id', '=', '')
+      .compile(),
+  );
   return {
     insertSession: (row: SessionRow) => db.insertInto('sessions').values(row).execute(),
     session: (id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst(),
     /** The hot path of every authenticated request: only what deciding "still valid" needs. */
-    sessionState: (id: string) =>
-      db
-        .selectFrom('sessions')
-        .select(['tenant_id', 'user_id', 'status', 'expires_at', 'location_id'])
-        .where('id', '=', id)
-        .executeTakeFirst(),
+    sessionState: async (id: string) => (await sessionStateById([id]))[0],
     /** Moves the session to a new refresh token only if the presented one is still the newest. */
     rotateRefresh: async (
       id: string,

@@ -97,7 +97,7 @@ const nextCursor = <T extends { id: string }>(rows: T[], limit: number) =>
 
 /** Tenants, their brands, regions and locations, and who belongs to them with which roles. */
 export function createTenancyService({ store, clock, newId, hasher }: TenancyDeps) {
-  const db = createTenancyStore(store.db);
+  const db = createTenancyStore(store.db, store.prepareRead);
   const now = () => clock.now().toISOString();
 
   async function insertOrConflict<T>(work: () => Promise<T>, conflict: () => Error): Promise<T> {

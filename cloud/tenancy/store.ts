@@ -1,4 +1,4 @@
-import type { Db } from '../db/index.ts';
+import { type Db, kyselyRead, type PrepareRead } from '../db/index.ts';
 import type { GroupRow, LocationRow, MembershipRow, TenantRow, UserRow } from './tables.ts';
 
 /** Brands and regions have the same shape: named groups of a tenant's locations. */
@@ -13,7 +13,18 @@ export interface Page {
 export type MemberRow = UserRow & Pick<MembershipRow, 'roles' | 'tenant_id'> & { membership_status: string };
 
 /** Every query that reads tenant data takes the tenant first; nothing here crosses tenants. */
-export function createTenancyStore(db: Db) {
+const memberQuery = (db: Db) =>
+  db
+    .selectFrom('users')
+    .innerJoin('memberships', 'memberships.user_id', 'users.id')
+    .selectAll('users')
+    .select(['memberships.roles', 'memberships.tenant_id', 'memberships.status as membership_status']);
+
+export function createTenancyStore(db: Db, prepareRead: PrepareRead = kyselyRead(db)) {
+  // The member read is on the path of every profile and refresh: compiled once.
+  const memberById = prepareRead<MemberRow>(
+    memberQuery(db).where('memberships.tenant_id', '=', '').where('users.id', '=', '').compile(),
+  );
   return {
     insertTenant: (row: TenantRow) => db.insertInto('tenants').values(row).execute(),
     tenantById: (id: string) => db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst(),
@@ -123,21 +134,9 @@ export function createTenancyStore(db: Db) {
         .select(['memberships.tenant_id', 'memberships.roles', 'memberships.status', 'tenants.slug'])
         .where('memberships.user_id', '=', userId)
         .execute(),
-    member: (tenantId: string, userId: string) =>
-      db
-        .selectFrom('users')
-        .innerJoin('memberships', 'memberships.user_id', 'users.id')
-        .selectAll('users')
-        .select(['memberships.roles', 'memberships.tenant_id', 'memberships.status as membership_status'])
-        .where('memberships.tenant_id', '=', tenantId)
-        .where('users.id', '=', userId)
-        .executeTakeFirst() as Promise<MemberRow | undefined>,
+    member: async (tenantId: string, userId: string) => (await memberById([tenantId, userId]))[0],
     listMembers: (tenantId: string, page: Page) =>
-      db
-        .selectFrom('users')
-        .innerJoin('memberships', 'memberships.user_id', 'users.id')
-        .selectAll('users')
-        .select(['memberships.roles', 'memberships.tenant_id', 'memberships.status as membership_status'])
+      memberQuery(db)
         .where('memberships.tenant_id', '=', tenantId)
         .$if(page.after !== undefined, (q) => q.where('users.id', '>', page.after!))
         .orderBy('users.id')

@@ -1,18 +1,34 @@
-import { type FastifyServerOptions, LogController } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { LogController } from 'fastify';
 import type { LoggerOptions } from 'pino';
 import { requestIdFrom } from './request-id.ts';
 
-/** Secrets that must never reach a log line, wherever they appear in a request. */
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  '*.password',
-  '*.pin',
-  '*.code',
-  '*.refresh_token',
-  '*.access_token',
-  '*.secret',
-];
+/** Secrets that must never reach a log line. Request bodies are never logged. */
+export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'err.config.headers.authorization'];
+
+/**
+ * One line per request, written when it completes (method, route, status, duration), instead of
+ * Fastify's two: it halves the cost of request logging on the hot path and keeps the facts together.
+ */
+class OneLinePerRequest extends LogController {
+  constructor() {
+    super({ requestIdLogLabel: 'request_id' });
+  }
+
+  override incomingRequest() {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    const line = {
+      method: request.method,
+      url: request.url,
+      route: request.routeOptions.url,
+      status: reply.statusCode,
+      duration_ms: reply.elapsedTime,
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}
 
 /**
  * Fastify options both processes share: request ids, strict validation, redacted logs.
@@ -22,7 +38,7 @@ export function serverOptions(logger: LoggerOptions | false, trustProxy = false)
   return {
     logger: logger === false ? false : { ...logger, redact: REDACTED_PATHS },
     genReqId: requestIdFrom,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    logController: new OneLinePerRequest(),
     trustProxy,
     ajv: {
       customOptions: {

@@ -1,4 +1,5 @@
-import { type Dialect, PostgresDialect } from 'kysely';
+import { createHash } from 'node:crypto';
+import { type CompiledQuery, type Dialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 
 export const name = 'pg' as const;
@@ -7,14 +8,28 @@ export const name = 'pg' as const;
  * Several gateway replicas share one PostgreSQL database. `schema` isolates a test run (or a
  * deployment that shares a database) in its own search path.
  */
-export function createDialect(connectionString: string, schema?: string): Dialect {
+export function createPostgres(connectionString: string, schema?: string) {
   const pool = new pg.Pool({
     connectionString,
     max: 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  return new PostgresDialect({ pool });
+  const dialect: Dialect = new PostgresDialect({ pool });
+  return {
+    dialect,
+    /** Hot reads run as named prepared statements: parsed and planned once per connection. */
+    prepareRead<Row>(query: CompiledQuery<Row>) {
+      const statementName = `q${createHash('sha1').update(query.sql).digest('hex').slice(0, 20)}`;
+      return async (parameters: readonly unknown[]) =>
+        (await pool.query({ name: statementName, text: query.sql, values: [...parameters] })).rows as Row[];
+    },
+    closeReader() {},
+  };
 }
+
+/** A plain dialect for one-off administrative connections (creating or dropping a schema). */
+export const createDialect = (connectionString: string): Dialect =>
+  new PostgresDialect({ pool: new pg.Pool({ connectionString, max: 1 }) });
 
 export function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown })?.code === '23505';

@@ -1,19 +1,65 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { type Dialect, SqliteDialect } from 'kysely';
+import { type CompiledQuery, type Dialect, SqliteDialect } from 'kysely';
 
 export const name = 'sqlite' as const;
 
-/** A single file, zero set-up; FULL sync so an acknowledged write survives power loss. */
-export function createDialect(file: string): Dialect {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const database = new Database(file);
-  database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = FULL');
-  database.pragma('foreign_keys = ON');
+const STATEMENT_CACHE_LIMIT = 500;
+
+/** better-sqlite3 prepares on every call and Kysely keeps no cache: statements are reused here. */
+function withStatementCache(database: Database.Database): Database.Database {
+  const prepare = database.prepare.bind(database);
+  const cache = new Map<string, Database.Statement>();
+  database.prepare = ((source: string) => {
+    let statement = cache.get(source);
+    if (!statement) {
+      if (cache.size >= STATEMENT_CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+      statement = prepare(source);
+      cache.set(source, statement);
+    }
+    return statement;
+  }) as Database.Database['prepare'];
+  return database;
+}
+
+function open(file: string, readonly: boolean) {
+  const database = withStatementCache(new Database(file, { readonly }));
+  if (!readonly) {
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = FULL');
+    database.pragma('foreign_keys = ON');
+  }
   database.pragma('busy_timeout = 5000');
-  return new SqliteDialect({ database });
+  return database;
+}
+
+/**
+ * A single file, zero set-up; FULL sync so an acknowledged write survives power loss.
+ * Hot reads (`prepareRead`) use a second, read-only connection: under WAL it sees every committed
+ * write at once and never another request's transaction still in flight on the main connection.
+ */
+export function createSqlite(file: string) {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const database = open(file, false);
+  let reader: Database.Database | undefined;
+  const readerConnection = () => {
+    reader ??= file === ':memory:' ? database : open(file, true);
+    return reader;
+  };
+  const dialect: Dialect = new SqliteDialect({ database });
+  return {
+    dialect,
+    prepareRead<Row>(query: CompiledQuery<Row>) {
+      return async (parameters: readonly unknown[]) =>
+        readerConnection()
+          .prepare(query.sql)
+          .all(...parameters) as Row[];
+    },
+    closeReader() {
+      if (reader && reader !== database) reader.close();
+    },
+  };
 }
 
 export function isUniqueViolation(error: unknown): boolean {
