@@ -1,22 +1,28 @@
+import { createBatchLoader, keyedRead } from '../db/batch.ts';
 import { type Db, kyselyRead, type PrepareRead } from '../db/index.ts';
 import type { MfaChallengeRow, MfaFactorRow, SessionRow } from './tables.ts';
 
 const changed = (result: { numUpdatedRows: bigint }) => Number(result.numUpdatedRows) > 0;
 
 export function createIdentityStore(db: Db, prepareRead: PrepareRead = kyselyRead(db)) {
-  // Read on every authenticated request: compiled once, run as a prepared statement.
-  const sessionStateById = prepareRead(
+  // Read on every authenticated request: prepared once per batch size, and the requests of one
+  // event-loop turn share a read.
+  const readSessions = keyedRead(prepareRead, (size) =>
     db
       .selectFrom('sessions')
-      .select(['tenant_id', 'user_id', 'status', 'expires_at', 'location_id'])
-      .where('id', '=', '')
+      .select(['id', 'tenant_id', 'user_id', 'status', 'expires_at', 'location_id'])
+      .where('id', 'in', Array<string>(size).fill(''))
       .compile(),
   );
+  const sessionStateById = createBatchLoader({
+    load: (ids) => readSessions(ids.map((id) => [id])),
+    keyOf: (row) => row.id,
+  });
   return {
     insertSession: (row: SessionRow) => db.insertInto('sessions').values(row).execute(),
     session: (id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst(),
     /** The hot path of every authenticated request: only what deciding "still valid" needs. */
-    sessionState: async (id: string) => (await sessionStateById([id]))[0],
+    sessionState: (id: string) => sessionStateById(id),
     /** Moves the session to a new refresh token only if the presented one is still the newest. */
     rotateRefresh: async (
       id: string,

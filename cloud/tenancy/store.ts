@@ -1,3 +1,4 @@
+import { createBatchLoader, keyedRead } from '../db/batch.ts';
 import { type Db, kyselyRead, type PrepareRead } from '../db/index.ts';
 import type { GroupRow, LocationRow, MembershipRow, TenantRow, UserRow } from './tables.ts';
 
@@ -21,10 +22,23 @@ const memberQuery = (db: Db) =>
     .select(['memberships.roles', 'memberships.tenant_id', 'memberships.status as membership_status']);
 
 export function createTenancyStore(db: Db, prepareRead: PrepareRead = kyselyRead(db)) {
-  // The member read is on the path of every profile and refresh: compiled once.
-  const memberById = prepareRead<MemberRow>(
-    memberQuery(db).where('memberships.tenant_id', '=', '').where('users.id', '=', '').compile(),
+  // On the path of every profile and refresh: prepared once per batch size, and the lookups of
+  // one event-loop turn share a read.
+  const readMembers = keyedRead(prepareRead, (size) =>
+    memberQuery(db)
+      .where((eb) =>
+        eb(
+          eb.refTuple('memberships.tenant_id', 'users.id'),
+          'in',
+          Array.from({ length: size }, () => eb.tuple('', '')),
+        ),
+      )
+      .compile(),
   );
+  const memberByKey = createBatchLoader({
+    load: (keys) => readMembers(keys.map((key) => key.split(' '))),
+    keyOf: (row: MemberRow) => `${row.tenant_id} ${row.id}`,
+  });
   return {
     insertTenant: (row: TenantRow) => db.insertInto('tenants').values(row).execute(),
     tenantById: (id: string) => db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst(),
@@ -134,7 +148,7 @@ export function createTenancyStore(db: Db, prepareRead: PrepareRead = kyselyRead
         .select(['memberships.tenant_id', 'memberships.roles', 'memberships.status', 'tenants.slug'])
         .where('memberships.user_id', '=', userId)
         .execute(),
-    member: async (tenantId: string, userId: string) => (await memberById([tenantId, userId]))[0],
+    member: (tenantId: string, userId: string) => memberByKey(`${tenantId} ${userId}`),
     listMembers: (tenantId: string, page: Page) =>
       memberQuery(db)
         .where('memberships.tenant_id', '=', tenantId)

@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Logger } from 'pino';
 import { Envelope, envelope } from './envelope.ts';
 import { createErrorHandler } from './error-handler.ts';
 import { metricsPlugin } from './metrics.ts';
@@ -42,15 +43,23 @@ async function runChecks(checks: Record<string, HealthCheck>) {
  */
 export const conventionsPlugin = fp(
   async function conventions(app: FastifyInstance, opts: ConventionsOptions) {
-    app.addHook('onRequest', async (request, reply) => {
+    app.addHook('onRequest', (request, reply, done) => {
       reply.header(REQUEST_ID_HEADER, request.id);
+      done();
     });
     // An absent body is an empty object: optional bodies just work, and a required field that is
     // missing is reported by name rather than as "body must be object".
-    app.addHook('preValidation', async (request) => {
+    app.addHook('preValidation', (request, _reply, done) => {
       if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+      done();
     });
     app.setErrorHandler(createErrorHandler('general'));
+    // Log lines are written asynchronously; the last ones must still reach stdout on shutdown.
+    app.addHook('onClose', (instance, done) => {
+      const log = instance.log as Partial<Logger>;
+      if (log.flush) log.flush(() => done());
+      else done();
+    });
     app.setNotFoundHandler((request, reply) => {
       reply.code(404).send({
         error: { code: 'NOT_FOUND', message: `No route for ${request.method} ${request.url}`, details: [] },

@@ -1,10 +1,14 @@
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { LogController } from 'fastify';
-import type { LoggerOptions } from 'pino';
+import pino, { type LoggerOptions } from 'pino';
 import { requestIdFrom } from './request-id.ts';
 
 /** Secrets that must never reach a log line. Request bodies are never logged. */
-export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'err.config.headers.authorization'];
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'err.config.headers.authorization',
+];
 
 /**
  * One line per request, written when it completes (method, route, status, duration), instead of
@@ -36,7 +40,11 @@ class OneLinePerRequest extends LogController {
  */
 export function serverOptions(logger: LoggerOptions | false, trustProxy = false): FastifyServerOptions {
   return {
-    logger: logger === false ? false : { ...logger, redact: REDACTED_PATHS },
+    logger:
+      logger === false
+        ? false
+        : // Written asynchronously: a synchronous write per line stalls every request behind stdout.
+          { ...logger, redact: REDACTED_PATHS, stream: pino.destination({ dest: 1, sync: false }) },
     genReqId: requestIdFrom,
     logController: new OneLinePerRequest(),
     trustProxy,

@@ -11,7 +11,9 @@ describe('appliance process', () => {
     expect(missing.statusCode).toBe(404);
     expect(missing.json().error.code).toBe('NOT_FOUND');
     expect((await app.inject({ url: '/openapi.json' })).json().info.title).toBe('Edge appliance local API');
-    expect((await app.inject({ url: '/metrics' })).body).toContain('appliance_http_requests_total');
+    expect((await app.inject({ url: '/metrics' })).body).toContain(
+      'appliance_http_request_duration_seconds_count',
+    );
     await app.close();
   });
 

@@ -158,6 +158,30 @@ describe.each(backends)('sessions and tokens on %s', (backend) => {
     expect(denied.statusCode).toBe(403);
   });
 
+  it('answers concurrent requests each with its own session and profile, and refuses an ended one among them', async () => {
+    const globex = await seedTenant(cloud.services, 'globex');
+    await cloud.services.tenancy.addUser(globex.tenant.id, {
+      email: 'gus@globex.test',
+      password: 'gus-password',
+      roles: ['tenant_admin'],
+    });
+    const ada = await loginTokens(cloud.app, credentials);
+    const gus = await loginTokens(cloud.app, { email: 'gus@globex.test', password: 'gus-password' });
+    const gone = await loginTokens(cloud.app, credentials);
+    await cloud.app.inject({ method: 'DELETE', url: '/v1/auth/session', headers: bearer(gone.access_token) });
+    // Lookups made in one event-loop turn share one read: each answer must still be its own.
+    const tokens = Array.from({ length: 30 }, (_, i) => [ada, gus, gone][i % 3]!.access_token);
+    const responses = await Promise.all(tokens.map((token) => me(token)));
+    responses.forEach((response, i) => {
+      if (i % 3 === 2) return expect(response.json().error.code).toBe('SESSION_ENDED');
+      const expected =
+        i % 3 === 0
+          ? { email: 'ada@acme.test', tenant_id: acme.tenant.id }
+          : { email: 'gus@globex.test', tenant_id: globex.tenant.id };
+      expect(response.json().data).toMatchObject(expected);
+    });
+  });
+
   it('never shows another tenant’s session or profile', async () => {
     const globex = await seedTenant(cloud.services, 'globex');
     await cloud.services.tenancy.addUser(globex.tenant.id, {

@@ -184,7 +184,9 @@ describe('shared HTTP conventions', () => {
     });
     await app.inject({ url: '/nowhere' });
     const metrics = (await app.inject({ url: '/metrics' })).body;
-    expect(metrics).toContain('http_requests_total{method="POST",route="/things/:id",status_code="200"} 1');
+    expect(metrics).toContain(
+      'http_request_duration_seconds_count{method="POST",route="/things/:id",status_code="200"} 1',
+    );
     expect(metrics).toContain('route="unmatched",status_code="404"');
     expect(metrics).toMatch(
       /http_request_duration_seconds_bucket\{le="0.005",method="POST",route="\/things\/:id"/,
