@@ -71,33 +71,8 @@ export function createIdentity(options: IdentityOptions) {
     newId,
     issuer: options.issuer ?? 'Edge Appliance Cloud',
   });
-  /** The spec's user profile: exactly its fields, for the caller's current tenant. */
-  async function profile(tenantId: string, userId: string) {
-    const {
-      id,
-      tenant_id,
-      email,
-      username,
-      first_name,
-      last_name,
-      display_name,
-      email_verified,
-      roles,
-      status,
-    } = await tenancy.getMember(tenantId, userId);
-    return {
-      id,
-      tenant_id,
-      email,
-      username,
-      first_name,
-      last_name,
-      display_name,
-      email_verified,
-      roles,
-      status,
-    };
-  }
+  /** The caller's profile in a tenant; the route's response schema keeps exactly the spec's fields. */
+  const profile = (tenantId: string, userId: string) => tenancy.getMember(tenantId, userId);
   return { keys, tokens, sessions, login, mfa, profile };
 }
 

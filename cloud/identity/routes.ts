@@ -270,36 +270,30 @@ export async function identityRoutes(app: FastifyInstance, { identity }: { ident
     },
   );
 
-  r.get(
-    '/jwks',
-    {
-      schema: {
-        tags,
-        summary: 'Public keys that verify access tokens',
-        response: { 200: schemas.JwksSchema },
+  jwksRoute(app, '/jwks', identity);
+}
+
+/** The public key set, served at /.well-known/jwks.json and /v1/auth/jwks alike. */
+function jwksRoute(app: FastifyInstance, url: string, identity: Identity) {
+  app
+    .withTypeProvider<TypeBoxTypeProvider>()
+    .get(
+      url,
+      {
+        schema: {
+          tags,
+          summary: 'Public keys that verify access tokens',
+          response: { 200: schemas.JwksSchema },
+        },
       },
-    },
-    async (_request, reply) => {
-      reply.header('cache-control', 'public, max-age=300');
-      return identity.keys.jwks();
-    },
-  );
+      async (_request, reply) => {
+        reply.header('cache-control', 'public, max-age=300');
+        return identity.keys.jwks();
+      },
+    );
 }
 
 /** The well-known JWKS path lives outside /v1/auth. */
 export async function wellKnownRoutes(app: FastifyInstance, { identity }: { identity: Identity }) {
-  app.withTypeProvider<TypeBoxTypeProvider>().get(
-    '/.well-known/jwks.json',
-    {
-      schema: {
-        tags,
-        summary: 'Public keys that verify access tokens',
-        response: { 200: schemas.JwksSchema },
-      },
-    },
-    async (_request, reply) => {
-      reply.header('cache-control', 'public, max-age=300');
-      return identity.keys.jwks();
-    },
-  );
+  jwksRoute(app, '/.well-known/jwks.json', identity);
 }

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { MetaSchema } from '../../shared/http/envelope.ts';
+import { MemberSchema } from '../tenancy/schemas.ts';
 
 const Device = {
   device_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -111,18 +112,8 @@ export const SessionSchema = Type.Object({
   end_reason: Nullable(Type.String()),
 });
 
-export const ProfileSchema = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  tenant_id: Type.String({ format: 'uuid' }),
-  email: Type.String(),
-  username: Type.String(),
-  first_name: Type.String(),
-  last_name: Type.String(),
-  display_name: Type.String(),
-  email_verified: Type.Boolean(),
-  roles: Type.Array(Type.String()),
-  status: Type.String(),
-});
+/** The spec's user profile: the member as its tenant sees it, less what only admins see. */
+export const ProfileSchema = Type.Omit(MemberSchema, ['has_password', 'has_pin', 'created_at']);
 
 export const FactorSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
