@@ -275,22 +275,20 @@ export async function identityRoutes(app: FastifyInstance, { identity }: { ident
 
 /** The public key set, served at /.well-known/jwks.json and /v1/auth/jwks alike. */
 function jwksRoute(app: FastifyInstance, url: string, identity: Identity) {
-  app
-    .withTypeProvider<TypeBoxTypeProvider>()
-    .get(
-      url,
-      {
-        schema: {
-          tags,
-          summary: 'Public keys that verify access tokens',
-          response: { 200: schemas.JwksSchema },
-        },
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    url,
+    {
+      schema: {
+        tags,
+        summary: 'Public keys that verify access tokens',
+        response: { 200: schemas.JwksSchema },
       },
-      async (_request, reply) => {
-        reply.header('cache-control', 'public, max-age=300');
-        return identity.keys.jwks();
-      },
-    );
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=300');
+      return identity.keys.jwks();
+    },
+  );
 }
 
 /** The well-known JWKS path lives outside /v1/auth. */
