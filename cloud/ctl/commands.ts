@@ -5,6 +5,7 @@
 import { AppError, type ErrorDetail } from '../../shared/http/errors.ts';
 import { isRole, ROLES } from '../../shared/roles.ts';
 import type { CloudServices } from '../services.ts';
+import { LIMITS } from '../tenancy/schemas.ts';
 import { TIERS, type Tier } from '../tenancy/tables.ts';
 
 /** A mistake in the command line itself: exit code 2. */
@@ -38,10 +39,10 @@ export interface Command {
 }
 
 const PAGE_SIZE = 100;
-// The platform API's limits (cloud/tenancy/schemas.ts), so what the CLI sets the API also accepts.
-const MAX_PASSWORD_LENGTH = 256;
-const MAX_TENANT_NAME_LENGTH = 120;
-const MAX_PERSON_NAME_LENGTH = 100;
+// The platform API's own limits, so what the CLI sets the API also accepts.
+const MAX_PASSWORD_LENGTH = LIMITS.password.max;
+const MAX_TENANT_NAME_LENGTH = LIMITS.nameMax;
+const MAX_PERSON_NAME_LENGTH = LIMITS.personNameMax;
 
 const invalid = (flag: string, problem: string) =>
   new UsageError(`--${flag} ${problem}`, [{ field: `--${flag}`, message: problem }]);
@@ -59,7 +60,7 @@ const optional = <T>(flags: Flags, name: string, check: (value: string) => T) =>
   flags[name] === undefined ? undefined : check(text(flags, name));
 
 function slug(value: string) {
-  if (!/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(value)) {
+  if (!new RegExp(LIMITS.slugPattern).test(value)) {
     throw invalid('slug', 'must be 1-63 lowercase letters, digits or inner hyphens');
   }
   return value;
@@ -80,7 +81,9 @@ function email(value: string) {
 }
 
 function password(value: string) {
-  if (value.length < 8) throw invalid('password', 'must be at least 8 characters');
+  if (value.length < LIMITS.password.min) {
+    throw invalid('password', `must be at least ${LIMITS.password.min} characters`);
+  }
   if (value.length > MAX_PASSWORD_LENGTH) {
     throw invalid('password', `must be at most ${MAX_PASSWORD_LENGTH} characters`);
   }
@@ -88,13 +91,12 @@ function password(value: string) {
 }
 
 function pin(value: string) {
-  if (!/^[0-9]{6}$/.test(value)) throw invalid('pin', 'must be exactly 6 digits');
+  if (!new RegExp(LIMITS.pinPattern).test(value)) throw invalid('pin', 'must be exactly 6 digits');
   return value;
 }
 
 function username(value: string) {
-  // Login reads an identifier containing "@" as an email, so a username must not have one.
-  if (!/^[A-Za-z0-9._-]{2,64}$/.test(value)) {
+  if (!new RegExp(LIMITS.usernamePattern).test(value)) {
     throw invalid('username', 'must be 2-64 letters, digits, dots, hyphens or underscores');
   }
   return value;

@@ -1,14 +1,25 @@
 import { type Static, type TString, Type } from '@sinclair/typebox';
 import type { Page } from './store.ts';
 
+/** The rules for what tenancy accepts; the operator CLI checks its flags against the same ones. */
+export const LIMITS = {
+  slugPattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$',
+  // Login reads an identifier containing "@" as an email, so a username must not have one.
+  usernamePattern: '^[a-zA-Z0-9._-]{2,64}$',
+  pinPattern: '^[0-9]{6}$',
+  password: { min: 8, max: 256 },
+  nameMax: 120,
+  personNameMax: 100,
+} as const;
+
 const Uuid = Type.String({ format: 'uuid' });
-const Name = Type.String({ minLength: 1, maxLength: 120 });
-const PersonName = Type.String({ maxLength: 100 });
+const Name = Type.String({ minLength: 1, maxLength: LIMITS.nameMax });
+const PersonName = Type.String({ maxLength: LIMITS.personNameMax });
 const Timestamp = Type.String({ format: 'date-time' });
 const Tier = Type.Union([Type.Literal('free'), Type.Literal('professional'), Type.Literal('enterprise')]);
 const ActiveOrSuspended = Type.Union([Type.Literal('active'), Type.Literal('suspended')]);
-const Password = Type.String({ minLength: 8, maxLength: 256 });
-const Pin = Type.String({ pattern: '^[0-9]{6}$', description: 'exactly 6 digits' });
+const Password = Type.String({ minLength: LIMITS.password.min, maxLength: LIMITS.password.max });
+const Pin = Type.String({ pattern: LIMITS.pinPattern, description: 'exactly 6 digits' });
 const Roles = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   maxItems: 20,
   description: 'role names; unknown names are refused',
@@ -71,7 +82,7 @@ export const RenameTenantSchema = Type.Object({ name: Name }, { additionalProper
 export const NewTenantSchema = Type.Object(
   {
     slug: Type.String({
-      pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$',
+      pattern: LIMITS.slugPattern,
       description: 'becomes a host-name label: lower-case letters, digits and inner hyphens, at most 63',
     }),
     name: Name,
@@ -152,7 +163,7 @@ export const MemberSchema = Type.Object({
 export const NewUserSchema = Type.Object(
   {
     email: Type.String({ format: 'email', maxLength: 320 }),
-    username: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9._-]{2,64}$' })),
+    username: Type.Optional(Type.String({ pattern: LIMITS.usernamePattern })),
     password: Type.Optional(Password),
     pin: Type.Optional(Pin),
     first_name: Type.Optional(PersonName),
