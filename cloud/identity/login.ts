@@ -9,7 +9,7 @@ import type { SecretHasher } from './secrets.ts';
 import type { ClientContext, SessionService } from './sessions.ts';
 import type { IdentityStore } from './store.ts';
 import type { AuthMethod } from './tables.ts';
-import type { LoginThrottle, ThrottleKey } from './throttle.ts';
+import type { Attempt, LoginThrottle, ThrottleKey } from './throttle.ts';
 import { matchTotp } from './totp.ts';
 
 export const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -50,41 +50,44 @@ export function createLoginService(deps: LoginDeps) {
   });
   const accountKey = (userId: string): ThrottleKey => ({ kind: 'account', id: userId });
 
-  async function recordFailure(user: UserRow | undefined, credentials: Credentials, reason: string) {
-    const keys = user
-      ? [addressKey(credentials.client), accountKey(user.id)]
-      : [addressKey(credentials.client)];
-    const locked = await throttle.fail(keys);
-    const base = { userId: user?.id, ipAddress: credentials.client.ipAddress };
-    await audit.record({
-      ...base,
-      action: `auth.login_${credentials.method}`,
-      outcome: 'failure',
-      details: { reason },
-    });
-    for (const key of locked) {
-      await audit.record({
-        ...base,
-        action: key.kind === 'account' ? 'auth.account_locked' : 'auth.address_locked',
-        outcome: 'failure',
-        details: { key: key.id },
-      });
+  /** Audits a failed attempt, and the locks it set off. */
+  async function recordFailure(
+    attempt: Attempt,
+    entry: {
+      action: string;
+      userId?: string | undefined;
+      tenantId?: string;
+      ipAddress: string | null;
+      reason: string;
+    },
+  ) {
+    const { action, reason, ...base } = entry;
+    await audit.record({ ...base, action, outcome: 'failure', details: { reason } });
+    for (const key of attempt.locking) {
+      const locked = key.kind === 'account' ? 'auth.account_locked' : 'auth.address_locked';
+      await audit.record({ ...base, action: locked, outcome: 'failure', details: { key: key.id } });
     }
   }
 
   async function checkSecret(credentials: Credentials) {
-    await throttle.check([addressKey(credentials.client)]);
     const user = await tenancy.findAccount(credentials.identifier);
-    if (user) await throttle.check([accountKey(user.id)]);
+    const address = addressKey(credentials.client);
+    const attempt = await throttle.begin(user ? [address, accountKey(user.id)] : [address]);
     const encoded = credentials.method === 'pin' ? user?.pin_hash : user?.password_hash;
     const matches = encoded
       ? await deps.hasher.verify(encoded, credentials.secret)
       : await deps.hasher.verifyDummy(credentials.secret).then(() => false);
     if (!user || !matches) {
-      await recordFailure(user, credentials, user ? 'wrong_secret' : 'unknown_account');
+      const reason = user ? 'wrong_secret' : 'unknown_account';
+      await recordFailure(attempt, {
+        action: `auth.login_${credentials.method}`,
+        userId: user?.id,
+        ipAddress: credentials.client.ipAddress,
+        reason,
+      });
       throw errors.invalidCredentials();
     }
-    await throttle.succeed(accountKey(user.id));
+    await throttle.succeed(attempt);
     return user;
   }
 
@@ -206,22 +209,25 @@ export function createLoginService(deps: LoginDeps) {
         throw errors.challengeInvalid();
       }
       if (challenge.expires_at <= clock.now().toISOString()) throw errors.challengeExpired();
-      await throttle.check([accountKey(challenge.user_id)]);
+      const attempt = await throttle.begin([
+        accountKey(challenge.user_id),
+        { kind: 'address', id: ipAddress ?? 'unknown' },
+      ]);
       try {
         await acceptTotp(challenge.user_id, code);
       } catch (error) {
         await store.countChallengeAttempt(challenge.id);
-        await throttle.fail([accountKey(challenge.user_id), { kind: 'address', id: ipAddress ?? 'unknown' }]);
-        await audit.record({
+        const { tenant_id: tenantId, user_id: userId } = challenge;
+        await recordFailure(attempt, {
           action: 'auth.mfa_verify',
-          outcome: 'failure',
-          tenantId: challenge.tenant_id,
-          userId: challenge.user_id,
+          tenantId,
+          userId,
           ipAddress,
-          details: {},
+          reason: 'wrong_code',
         });
         throw error;
       }
+      await throttle.succeed(attempt);
       if (!(await store.consumeChallenge(challenge.id, clock.now().toISOString())))
         throw errors.challengeInvalid();
       const member = await tenancy.activeMember(challenge.tenant_id, challenge.user_id);

@@ -47,13 +47,20 @@ export const accountLocked = (retryAfterSeconds: number) =>
     headers: { 'retry-after': String(Math.ceil(retryAfterSeconds)) },
   });
 
-/** Repeated failures slow down, then lock, per account and per client address. */
+/** What an attempt admitted by `begin` has set off: the keys it has just locked, should it fail. */
+export interface Attempt {
+  keys: ThrottleKey[];
+  locking: ThrottleKey[];
+}
+
+/**
+ * Repeated failures slow down, then lock, per account and per client address. An attempt is
+ * counted before the credentials are checked, in one atomic step per key, so parallel guesses
+ * cannot all slip through while the first ones are still being verified.
+ */
 export function createLoginThrottle(deps: { db: Db; clock: Clock; policies?: ThrottlePolicies }) {
   const { db, clock } = deps;
   const policies = deps.policies ?? DEFAULT_THROTTLE;
-
-  const read = (key: ThrottleKey) =>
-    db.selectFrom('login_throttle').selectAll().where('key', '=', keyOf(key)).executeTakeFirst();
 
   function refusal(key: ThrottleKey, row: LoginThrottleRow, now: Date) {
     if (row.locked_until && row.locked_until > now.toISOString()) {
@@ -66,63 +73,125 @@ export function createLoginThrottle(deps: { db: Db; clock: Clock; policies?: Thr
             'TOO_MANY_ATTEMPTS',
           );
     }
-    if (row.next_attempt_at && row.next_attempt_at > now.toISOString()) {
-      return new TooManyRequestsError(
-        'Too many failed attempts; wait before trying again',
-        secondsUntil(row.next_attempt_at, now),
-        'TOO_MANY_ATTEMPTS',
-      );
-    }
-    return undefined;
+    const wait = row.next_attempt_at ? secondsUntil(row.next_attempt_at, now) : 1;
+    return new TooManyRequestsError(
+      'Too many failed attempts; wait before trying again',
+      wait,
+      'TOO_MANY_ATTEMPTS',
+    );
   }
 
-  function afterFailure(
-    row: LoginThrottleRow | undefined,
-    policy: ThrottlePolicy,
-    now: Date,
-  ): LoginThrottleRow | Omit<LoginThrottleRow, 'key'> {
-    const forgotten = !row || now.getTime() - Date.parse(row.last_failure_at) > policy.forgetAfterMs;
-    const failures = forgotten ? 1 : row.failures + 1;
+  /** The delay and lock that `failures` attempts earn, counting the one in flight. */
+  function consequences(failures: number, policy: ThrottlePolicy, now: Date) {
     const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
     const delayMs = Math.min(policy.maxDelayMs, 1000 * 2 ** (failures - policy.slowAfter - 1));
     return {
-      failures,
-      last_failure_at: now.toISOString(),
       next_attempt_at: failures > policy.slowAfter ? at(delayMs) : null,
       locked_until: failures >= policy.lockAfter ? at(policy.lockMs) : null,
     };
   }
 
+  /** Counts one attempt against a key unless it must wait or is locked; the count after it, or undefined. */
+  async function count(trx: Db, key: ThrottleKey, now: Date) {
+    const nowIso = now.toISOString();
+    const forgetBefore = new Date(now.getTime() - policies[key.kind].forgetAfterMs).toISOString();
+    const row = await trx
+      .insertInto('login_throttle')
+      .values({
+        key: keyOf(key),
+        failures: 1,
+        last_failure_at: nowIso,
+        next_attempt_at: null,
+        locked_until: null,
+      })
+      .onConflict((oc) =>
+        oc
+          .column('key')
+          .doUpdateSet((eb) => ({
+            failures: eb
+              .case()
+              .when('login_throttle.last_failure_at', '<', forgetBefore)
+              .then(1)
+              .else(eb('login_throttle.failures', '+', 1))
+              .end(),
+            last_failure_at: nowIso,
+          }))
+          .where((eb) =>
+            eb.and([
+              eb.or([
+                eb('login_throttle.next_attempt_at', 'is', null),
+                eb('login_throttle.next_attempt_at', '<=', nowIso),
+              ]),
+              eb.or([
+                eb('login_throttle.locked_until', 'is', null),
+                eb('login_throttle.locked_until', '<=', nowIso),
+              ]),
+            ]),
+          ),
+      )
+      .returning('failures')
+      .executeTakeFirst();
+    return row?.failures;
+  }
+
+  async function admit(trx: Db, key: ThrottleKey, now: Date) {
+    const failures = await count(trx, key, now);
+    if (failures === undefined) {
+      const row = await trx
+        .selectFrom('login_throttle')
+        .selectAll()
+        .where('key', '=', keyOf(key))
+        .executeTakeFirstOrThrow();
+      throw refusal(key, row, now);
+    }
+    const policy = policies[key.kind];
+    await trx
+      .updateTable('login_throttle')
+      .set(consequences(failures, policy, now))
+      .where('key', '=', keyOf(key))
+      .execute();
+    return failures === policy.lockAfter;
+  }
+
   return {
-    /** Throws when any key is locked or must still wait; call before checking credentials. */
-    async check(keys: ThrottleKey[]) {
+    /** Admits an attempt, counted as a failure until `succeed` says otherwise; throws when it must wait. */
+    async begin(keys: ThrottleKey[]): Promise<Attempt> {
       const now = clock.now();
-      for (const key of keys) {
-        const row = await read(key);
-        const refused = row && refusal(key, row, now);
-        if (refused) throw refused;
-      }
+      const locking: ThrottleKey[] = [];
+      await db.transaction().execute(async (trx) => {
+        for (const key of keys) if (await admit(trx, key, now)) locking.push(key);
+      });
+      return { keys, locking };
     },
-    /** Counts a failure; answers which keys it has just locked, for the audit trail. */
-    async fail(keys: ThrottleKey[]): Promise<ThrottleKey[]> {
+    /**
+     * The credentials were right: the account starts afresh; the address only gets this attempt
+     * back, or one valid account could launder guesses at others.
+     */
+    async succeed(attempt: Attempt) {
       const now = clock.now();
-      const locked: ThrottleKey[] = [];
-      for (const key of keys) {
-        const row = await read(key);
-        const next = afterFailure(row, policies[key.kind], now);
-        if (next.locked_until && !(row?.locked_until && row.locked_until > now.toISOString()))
-          locked.push(key);
-        await db
-          .insertInto('login_throttle')
-          .values({ key: keyOf(key), ...next })
-          .onConflict((oc) => oc.column('key').doUpdateSet(next))
-          .execute();
-      }
-      return locked;
-    },
-    /** A success clears the account; an address keeps its count, or one valid account could launder guesses. */
-    async succeed(account: ThrottleKey) {
-      await db.deleteFrom('login_throttle').where('key', '=', keyOf(account)).execute();
+      await db.transaction().execute(async (trx) => {
+        for (const key of attempt.keys) {
+          if (key.kind === 'account') {
+            await trx.deleteFrom('login_throttle').where('key', '=', keyOf(key)).execute();
+            continue;
+          }
+          const row = await trx
+            .updateTable('login_throttle')
+            .set((eb) => ({ failures: eb('failures', '-', 1) }))
+            .where('key', '=', keyOf(key))
+            .where('failures', '>', 0)
+            .returning('failures')
+            .executeTakeFirst();
+          if (row) {
+            const { next_attempt_at } = consequences(row.failures, policies.address, now);
+            await trx
+              .updateTable('login_throttle')
+              .set({ next_attempt_at })
+              .where('key', '=', keyOf(key))
+              .execute();
+          }
+        }
+      });
     },
   };
 }

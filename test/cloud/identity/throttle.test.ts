@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestCloud, seedTenant, type TestCloud } from '../../support/cloud.ts';
+import { backends } from '../../support/stores.ts';
 
 describe('failed logins slow down, then lock', () => {
   let cloud: TestCloud;
@@ -70,5 +71,38 @@ describe('failed logins slow down, then lock', () => {
     expect((await cloud.services.audit.listAll(20)).some((e) => e.action === 'auth.address_locked')).toBe(
       true,
     );
+  });
+});
+
+describe.each(backends)('parallel guesses on %s', (backend) => {
+  let cloud: TestCloud;
+  afterEach(() => cloud.close());
+
+  it('counts every attempt before checking it, so a burst cannot slip past the slow-down', async () => {
+    cloud = await createTestCloud(backend);
+    const { tenant } = await seedTenant(cloud.services, 'acme');
+    await cloud.services.tenancy.addUser(tenant.id, {
+      email: 'ada@acme.test',
+      password: 'ada-password',
+      roles: [],
+    });
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        cloud.app.inject({
+          method: 'POST',
+          url: '/v1/auth/login',
+          payload: { email: 'ada@acme.test', password: `guess-${i}` },
+        }),
+      ),
+    );
+    const verified = burst.filter((r) => r.statusCode === 401).length;
+    const refused = burst.filter((r) => r.statusCode === 429).length;
+    // Three attempts run free, the fourth sets the first wait: every later one is refused unchecked.
+    expect(verified).toBe(4);
+    expect(refused).toBe(16);
+    const failures = (await cloud.services.audit.listAll(50)).filter(
+      (e) => e.action === 'auth.login_password',
+    );
+    expect(failures).toHaveLength(4);
   });
 });
