@@ -23,6 +23,7 @@ export interface RateMeasurement {
   latency_p99_ms: number;
   non2xx: number;
   errors: number;
+  status_codes: Record<string, number>;
   body_bytes: number;
 }
 
@@ -33,6 +34,7 @@ export interface LoginMeasurement {
   latency_p99_ms: number;
   non2xx: number;
   errors: number;
+  status_codes: Record<string, number>;
 }
 
 export interface AuthReport {
@@ -53,7 +55,8 @@ export interface AuthReport {
 }
 
 // Seeded by servers/cloud.ts.
-const BENCH_USER = { email: 'bench@bench.test', password: 'bench-password-1' };
+import { BENCH_STAFF_COUNT, BENCH_USER, benchStaff } from './servers/accounts.ts';
+
 const GOAL_RATIO = 0.5;
 const WARMUP_SECONDS = 2;
 // argon2id is CPU-bound by design: a few connections already saturate the server's core.
@@ -79,6 +82,8 @@ interface LoadOptions {
   connections: number;
   pipelining: number;
   duration: number;
+  /** Called once per connection, e.g. to give each its own request body. */
+  setupClient?: (client: { setBody(body: string): void }) => void;
 }
 interface LoadResult {
   requests: { mean: number; total: number };
@@ -86,6 +91,7 @@ interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+  statusCodeStats: Record<string, { count: number }>;
 }
 const autocannon = createRequire(import.meta.url)('autocannon') as (
   options: LoadOptions,
@@ -216,6 +222,10 @@ async function load(options: Omit<LoadOptions, 'duration' | 'pipelining'>, durat
 
 const round = (value: number, digits: number) => Number(value.toFixed(digits));
 
+/** How many responses had each status, so a failed run says what failed. */
+const statusCodes = (result: LoadResult) =>
+  Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
+
 async function rate(url: string, headers: Record<string, string>, options: AuthBenchOptions) {
   const probe = await fetch(url, { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   const body = await probe.arrayBuffer();
@@ -227,6 +237,7 @@ async function rate(url: string, headers: Record<string, string>, options: AuthB
     latency_p99_ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+    status_codes: statusCodes(result),
     body_bytes: body.byteLength,
   };
 }
@@ -250,14 +261,26 @@ async function measureMe(port: number, options: AuthBenchOptions) {
   return rate(`${base}/v1/auth/me`, { authorization: `Bearer ${token}` }, options);
 }
 
+/**
+ * Each connection logs in as a staff member of its own, as terminals do: many logins to one
+ * account at the same moment are throttled on purpose (each attempt counts until it succeeds).
+ */
+function ownAccountPerConnection() {
+  let next = 0;
+  return (client: { setBody(body: string): void }) => {
+    client.setBody(JSON.stringify(benchStaff(next++ % BENCH_STAFF_COUNT)));
+  };
+}
+
 async function measureLogin(port: number, duration: number): Promise<LoginMeasurement> {
   const result = await load(
     {
       url: `http://127.0.0.1:${port}/v1/auth/login`,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(BENCH_USER),
+      body: JSON.stringify(benchStaff(0)),
       connections: LOGIN_CONNECTIONS,
+      setupClient: ownAccountPerConnection(),
     },
     duration,
   );
@@ -268,6 +291,7 @@ async function measureLogin(port: number, duration: number): Promise<LoginMeasur
     latency_p99_ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+    status_codes: statusCodes(result),
   };
 }
 

@@ -7,9 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCloudConfig } from '../../../cloud/config.ts';
 import { startCloud } from '../../../cloud/main.ts';
-
-// The bench process logs in with these (scripts/bench/auth.ts).
-const BENCH_USER = { email: 'bench@bench.test', password: 'bench-password-1' };
+import { BENCH_STAFF_COUNT, BENCH_USER, benchStaff } from './accounts.ts';
 
 async function start(dataDir: string) {
   // Only these variables: a DATABASE_URL or REDIS_URL in the caller's shell must not change the run.
@@ -24,6 +22,8 @@ async function start(dataDir: string) {
   const { tenancy } = cloud.services;
   const tenant = await tenancy.createTenant({ slug: 'bench', name: 'Bench', tier: 'enterprise' });
   await tenancy.addUser(tenant.id, { ...BENCH_USER, roles: ['manager'] });
+  for (let n = 0; n < BENCH_STAFF_COUNT; n++)
+    await tenancy.addUser(tenant.id, { ...benchStaff(n), roles: ['staff'] });
   return cloud;
 }
 
