@@ -1,5 +1,33 @@
+import pino from 'pino';
+import { systemClock } from '../shared/clock.ts';
+import { newId } from '../shared/ids.ts';
 import { buildApplianceApp } from './app.ts';
 import { type ApplianceConfig, ApplianceConfigError, loadApplianceConfig } from './config.ts';
+import { openApplianceDb } from './db/index.ts';
+
+/** Opens the store, builds the API and listens; stop() drains requests, then closes the store. */
+export async function startAppliance(config: ApplianceConfig) {
+  const db = openApplianceDb(config.dataDir);
+  const app = await buildApplianceApp(config, { db, clock: systemClock, newId });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    db.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  return {
+    app,
+    port,
+    async stop() {
+      // close() stops accepting connections and waits for the requests in flight.
+      await app.close();
+      db.close();
+    },
+  };
+}
 
 async function main() {
   let config: ApplianceConfig;
@@ -10,21 +38,26 @@ async function main() {
     process.stderr.write(`appliance: ${error.message}\n`);
     process.exit(2);
   }
-  const app = await buildApplianceApp(config);
-  await app.listen({ port: config.port, host: config.host });
+  const log = pino({ level: config.logLevel });
+  const appliance = await startAppliance(config);
+  log.info({ port: appliance.port, dataDir: config.dataDir }, 'appliance listening');
   const shutdown = (signal: string) => {
-    app.log.info({ signal }, 'shutting down');
-    // close() stops accepting connections and waits for requests in flight.
-    app.close().then(
+    log.info({ signal }, 'shutting down');
+    appliance.stop().then(
       () => process.exit(0),
-      () => process.exit(1),
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
     );
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`appliance: failed to start: ${(error as Error).message}\n`);
-  process.exit(1);
-});
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`appliance: failed to start: ${(error as Error).message}\n`);
+    process.exit(1);
+  });
+}

@@ -1,12 +1,39 @@
-import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
 import { buildApplianceApp } from '../../appliance/app.ts';
 import { loadApplianceConfig } from '../../appliance/config.ts';
+import { openApplianceDb } from '../../appliance/db/index.ts';
+import { createManualClock } from '../../shared/clock.ts';
+import { newId } from '../../shared/ids.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
 describe('appliance process', () => {
-  it('serves the shared conventions: health, request ids, 404 envelope, docs, metrics', async () => {
-    const app = await buildApplianceApp({ ...loadApplianceConfig({}), logLevel: 'silent' });
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'appliance-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the shared conventions: health with its store, request ids, 404 envelope, docs, metrics', async () => {
+    const db = openApplianceDb(tempDir());
+    const app = await buildApplianceApp(
+      { ...loadApplianceConfig({}), logLevel: 'silent' },
+      { db, clock: createManualClock(), newId },
+    );
     const health = await app.inject({ url: '/health', headers: { 'x-request-id': 'kds-2' } });
-    expect(health.json()).toMatchObject({ data: { status: 'ok' }, meta: { request_id: 'kds-2' } });
+    expect(health.json()).toMatchObject({
+      data: { status: 'ok', checks: { database: 'ok' } },
+      meta: { request_id: 'kds-2' },
+    });
     const missing = await app.inject({ url: '/v1/commerce/nothing' });
     expect(missing.statusCode).toBe(404);
     expect(missing.json().error.code).toBe('NOT_FOUND');
@@ -15,6 +42,7 @@ describe('appliance process', () => {
       'appliance_http_request_duration_seconds_count',
     );
     await app.close();
+    db.close();
   });
 
   it('refuses bad configuration, naming the variable', () => {
@@ -27,4 +55,37 @@ describe('appliance process', () => {
       dataDir: './data/appliance',
     });
   });
+
+  it('drains and closes its store cleanly on SIGTERM', async () => {
+    const dataDir = tempDir();
+    // node itself with tsx's loader, so the signal reaches the appliance and not a wrapper.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'appliance/main.ts'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        APPLIANCE_PORT: '0',
+        APPLIANCE_HOST: '127.0.0.1',
+        APPLIANCE_DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const port = await new Promise<number>((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`appliance exited early with ${code}`)));
+      child.stdout.on('data', (chunk: Buffer) => {
+        const match = /"port":(\d+)/.exec(chunk.toString());
+        if (match) resolve(Number(match[1]));
+      });
+    });
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    expect(existsSync(join(dataDir, 'appliance.sqlite-wal'))).toBe(true);
+    child.kill('SIGTERM');
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(0);
+    // SQLite checkpoints and removes the WAL only when the last connection closes cleanly.
+    expect(existsSync(join(dataDir, 'appliance.sqlite-wal'))).toBe(false);
+    const reopened = openApplianceDb(dataDir);
+    expect(reopened.pragma('integrity_check', { simple: true })).toBe('ok');
+    reopened.close();
+  }, 30_000);
 });
