@@ -1,5 +1,9 @@
 import type Database from 'better-sqlite3';
 import * as changeLog from './0001-change-log.ts';
+import * as staff from './0002-staff.ts';
+import * as menu from './0003-menu.ts';
+import * as location from './0004-location.ts';
+import * as orders from './0005-orders.ts';
 
 export interface ApplianceMigration {
   version: number;
@@ -8,4 +12,10 @@ export interface ApplianceMigration {
 }
 
 /** Applied in version order, each in its own transaction; never edit one that has shipped. */
-export const migrations: ApplianceMigration[] = [changeLog.migration];
+export const migrations: ApplianceMigration[] = [
+  changeLog.migration,
+  staff.migration,
+  menu.migration,
+  location.migration,
+  orders.migration,
+];
