@@ -1,0 +1,115 @@
+import type { ErrorDetail } from '../../shared/http/errors.ts';
+
+export const WEEKDAYS = [
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
+] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/** Local wall-clock times 'HH:MM'; `closes` earlier than `opens` means after midnight. */
+export interface OpeningInterval {
+  opens: string;
+  closes: string;
+}
+
+export type WeeklyHours = Record<Weekday, OpeningInterval[]>;
+
+const CLOCK_TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+export const isClockTime = (value: string) => CLOCK_TIME.test(value);
+
+export const isTimeZone = (value: string) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const minutesOf = (clockTime: string) => Number(clockTime.slice(0, 2)) * 60 + Number(clockTime.slice(3, 5));
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function wallClock(at: Date, timeZone: string) {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      hourCycle: 'h23',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  const parts = Object.fromEntries(formatter.formatToParts(at).map((p) => [p.type, p.value]));
+  return {
+    year: Number(parts.year),
+    month: Number(parts.month),
+    day: Number(parts.day),
+    minutes: Number(parts.hour) * 60 + Number(parts.minute),
+  };
+}
+
+/**
+ * The business day ('YYYY-MM-DD') an instant belongs to: its local date in `timeZone`, or the day
+ * before when the local wall-clock time is earlier than `startsAt`. Comparing wall-clock times
+ * keeps DST days right: a 02:30 sale is on the previous business day whether or not 02:30 existed.
+ */
+export function businessDayOf(at: Date, timeZone: string, startsAt: string): string {
+  const local = wallClock(at, timeZone);
+  const daysBack = local.minutes < minutesOf(startsAt) ? 1 : 0;
+  return new Date(Date.UTC(local.year, local.month - 1, local.day - daysBack)).toISOString().slice(0, 10);
+}
+
+function checkDay(day: Weekday, intervals: OpeningInterval[], problems: ErrorDetail[]) {
+  const field = (index: number, key: keyof OpeningInterval) => `body.hours.${day}[${index}].${key}`;
+  const before = problems.length;
+  intervals.forEach((interval, index) => {
+    for (const key of ['opens', 'closes'] as const) {
+      if (typeof interval[key] !== 'string' || !isClockTime(interval[key]))
+        problems.push({ field: field(index, key), message: 'must be a time HH:MM' });
+    }
+    if (interval.opens === interval.closes)
+      problems.push({ field: field(index, 'closes'), message: 'must differ from opens' });
+  });
+  if (problems.length > before) return;
+  const sorted = [...intervals].sort((a, b) => minutesOf(a.opens) - minutesOf(b.opens));
+  for (let index = 1; index < sorted.length; index++) {
+    const previous = sorted[index - 1]!;
+    const overnight = minutesOf(previous.closes) < minutesOf(previous.opens);
+    if (overnight || minutesOf(previous.closes) > minutesOf(sorted[index]!.opens)) {
+      problems.push({ field: `body.hours.${day}`, message: 'opening intervals must not overlap' });
+      return;
+    }
+  }
+}
+
+/** Checks a week of opening hours and fills missing days as closed, each day's intervals in order. */
+export function normalizeHours(hours: Partial<WeeklyHours>, problems: ErrorDetail[]): WeeklyHours {
+  for (const key of Object.keys(hours)) {
+    if (!(WEEKDAYS as readonly string[]).includes(key))
+      problems.push({ field: `body.hours.${key}`, message: 'is not a day of the week' });
+  }
+  const week = Object.fromEntries(WEEKDAYS.map((day) => [day, [] as OpeningInterval[]])) as WeeklyHours;
+  for (const day of WEEKDAYS) {
+    const intervals = hours[day] ?? [];
+    if (!Array.isArray(intervals)) {
+      problems.push({ field: `body.hours.${day}`, message: 'must be a list of opening intervals' });
+      continue;
+    }
+    checkDay(day, intervals, problems);
+    week[day] = intervals
+      .map(({ opens, closes }) => ({ opens, closes }))
+      .sort((a, b) => (a.opens < b.opens ? -1 : 1));
+  }
+  return week;
+}
