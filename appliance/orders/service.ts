@@ -193,6 +193,12 @@ export function createOrderService(deps: OrderDeps) {
   return {
     get: (id: string) => toOrder(requireOrder(id), store.items(id)),
 
+    /** What payments need: the order's state and what it costs, in minor units. */
+    billing(id: string) {
+      const { status, total_minor } = requireOrder(id);
+      return { status, total_minor };
+    },
+
     async create(input: NewOrder) {
       const lines = await priced(input.items, (i) => `body.items.${i}.menu_item_id`);
       return db.transaction(() => {

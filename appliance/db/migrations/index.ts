@@ -4,6 +4,7 @@ import * as staff from './0002-staff.ts';
 import * as menu from './0003-menu.ts';
 import * as location from './0004-location.ts';
 import * as orders from './0005-orders.ts';
+import * as payments from './0006-payments.ts';
 
 export interface ApplianceMigration {
   version: number;
@@ -18,4 +19,5 @@ export const migrations: ApplianceMigration[] = [
   menu.migration,
   location.migration,
   orders.migration,
+  payments.migration,
 ];
