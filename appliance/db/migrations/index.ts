@@ -5,6 +5,7 @@ import * as menu from './0003-menu.ts';
 import * as location from './0004-location.ts';
 import * as orders from './0005-orders.ts';
 import * as payments from './0006-payments.ts';
+import * as inventory from './0007-inventory.ts';
 
 export interface ApplianceMigration {
   version: number;
@@ -20,4 +21,5 @@ export const migrations: ApplianceMigration[] = [
   location.migration,
   orders.migration,
   payments.migration,
+  inventory.migration,
 ];

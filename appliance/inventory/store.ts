@@ -1,0 +1,65 @@
+import type { ApplianceDatabase } from '../db/index.ts';
+
+export interface InventoryItemRow {
+  id: string;
+  name: string;
+  unit: string;
+  quantity_milli: number;
+  reorder_level_milli: number;
+  reorder_quantity_milli: number;
+  version: number;
+  updated_at: string;
+}
+
+export interface MovementRow {
+  id: string;
+  inventory_item_id: string;
+  kind: 'sale' | 'restock' | 'count';
+  delta_milli: number;
+  reference: string | null;
+  created_at: string;
+}
+
+export function createInventoryStore(db: ApplianceDatabase) {
+  const insertItem = db.prepare(
+    `insert into inventory_items (id, name, unit, quantity_milli, reorder_level_milli, reorder_quantity_milli, version, updated_at)
+     values (@id, @name, @unit, @quantity_milli, @reorder_level_milli, @reorder_quantity_milli, @version, @updated_at)`,
+  );
+  const byId = db.prepare('select * from inventory_items where id = ?');
+  const byName = db.prepare('select id from inventory_items where name = ?');
+  const all = db.prepare('select * from inventory_items order by name');
+  const move = db.prepare(
+    `update inventory_items set quantity_milli = quantity_milli + ?, updated_at = ?, version = version + 1
+     where id = ? returning *`,
+  );
+  const insertMovement = db.prepare(
+    `insert into inventory_movements (id, inventory_item_id, kind, delta_milli, reference, created_at)
+     values (@id, @inventory_item_id, @kind, @delta_milli, @reference, @created_at)`,
+  );
+  const saleRecorded = db.prepare(
+    "select 1 from inventory_movements where kind = 'sale' and reference = ? limit 1",
+  );
+  const deleteRecipe = db.prepare('delete from recipes where menu_item_id = ?');
+  const insertRecipe = db.prepare(
+    'insert into recipes (menu_item_id, inventory_item_id, quantity_milli) values (?, ?, ?)',
+  );
+  const recipeOf = db.prepare('select inventory_item_id, quantity_milli from recipes where menu_item_id = ?');
+  return {
+    insertItem: (row: InventoryItemRow) => insertItem.run(row),
+    item: (id: string) => byId.get(id) as InventoryItemRow | undefined,
+    nameTaken: (name: string) => byName.get(name) !== undefined,
+    items: () => all.all() as InventoryItemRow[],
+    move: (id: string, delta: number, at: string) => move.get(delta, at, id) as InventoryItemRow,
+    insertMovement: (row: MovementRow) => insertMovement.run(row),
+    saleRecorded: (reference: string) => saleRecorded.get(reference) !== undefined,
+    replaceRecipe(
+      menuItemId: string,
+      components: Array<{ inventory_item_id: string; quantity_milli: number }>,
+    ) {
+      deleteRecipe.run(menuItemId);
+      for (const c of components) insertRecipe.run(menuItemId, c.inventory_item_id, c.quantity_milli);
+    },
+    recipe: (menuItemId: string) =>
+      recipeOf.all(menuItemId) as Array<{ inventory_item_id: string; quantity_milli: number }>,
+  };
+}
