@@ -6,6 +6,7 @@ import * as location from './0004-location.ts';
 import * as orders from './0005-orders.ts';
 import * as payments from './0006-payments.ts';
 import * as inventory from './0007-inventory.ts';
+import * as timeclock from './0008-timeclock.ts';
 
 export interface ApplianceMigration {
   version: number;
@@ -22,4 +23,5 @@ export const migrations: ApplianceMigration[] = [
   orders.migration,
   payments.migration,
   inventory.migration,
+  timeclock.migration,
 ];
