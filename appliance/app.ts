@@ -1,24 +1,65 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { createSecretHasher, type SecretHasher } from '../cloud/identity/secrets.ts';
 import type { Clock } from '../shared/clock.ts';
 import { conventionsPlugin } from '../shared/http/conventions.ts';
 import { serverOptions } from '../shared/http/server-options.ts';
 import type { IdGenerator } from '../shared/ids.ts';
+import {
+  applianceAuthPlugin,
+  applianceAuthRoutes,
+  applianceJwksRoutes,
+  createCloudJwks,
+  createStaffAuth,
+} from './auth/index.ts';
 import type { ApplianceConfig } from './config.ts';
+import { createChangeLog } from './db/change-log.ts';
 import type { ApplianceDatabase } from './db/index.ts';
+import { locationRoutes } from './location/routes.ts';
+import { createLocationService } from './location/service.ts';
+import { menuRoutes } from './menu/routes.ts';
+import { createMenuService } from './menu/service.ts';
+import { orderRoutes } from './orders/routes.ts';
+import { createOrderService } from './orders/service.ts';
 
 export interface ApplianceDeps {
   db: ApplianceDatabase;
   clock: Clock;
   newId: IdGenerator;
+  /** PIN hashing; tests pass a cheap one. */
+  hasher?: SecretHasher | undefined;
 }
+
+/** The appliance's services over one store; the API, tests and seeds all reach them through here. */
+export function createApplianceServices(config: ApplianceConfig, deps: ApplianceDeps) {
+  const { db, clock, newId } = deps;
+  const changes = createChangeLog(db, { clock, newId, locationId: config.locationId });
+  const location = createLocationService({ db, changes, clock });
+  location.ensure(config.locationId, { name: config.storeName, timezone: config.timezone });
+  const menu = createMenuService({ db, changes, clock, newId });
+  const orders = createOrderService({ db, changes, menu, location, clock, newId });
+  const auth = createStaffAuth({
+    db,
+    tenantId: config.tenantId,
+    locationId: config.locationId,
+    hasher: deps.hasher ?? createSecretHasher(),
+    clock,
+    newId,
+    cloudJwks: config.cloudUrl ? createCloudJwks({ cloudUrl: config.cloudUrl, clock }) : undefined,
+  });
+  return { changes, location, menu, orders, auth };
+}
+
+export type ApplianceServices = ReturnType<typeof createApplianceServices>;
 
 /**
  * The store's local API. It follows the same HTTP conventions as the cloud (request ids,
  * envelopes, OpenAPI at /docs, /health, /metrics); its domain modules register here, in one list.
+ * Pass `services` to reach the same instances the routes use (tests, seeds).
  */
 export async function buildApplianceApp(
   config: ApplianceConfig,
   deps: ApplianceDeps,
+  services: ApplianceServices = createApplianceServices(config, deps),
 ): Promise<FastifyInstance> {
   const app = Fastify(serverOptions({ level: config.logLevel }));
   await app.register(conventionsPlugin, {
@@ -32,5 +73,12 @@ export async function buildApplianceApp(
       },
     },
   });
+  const { auth } = services;
+  await app.register(applianceAuthPlugin, { auth });
+  await app.register(applianceAuthRoutes, { prefix: '/v1/auth', auth });
+  await app.register(applianceJwksRoutes, { auth });
+  await app.register(locationRoutes, { prefix: '/v1/commerce', ...services });
+  await app.register(menuRoutes, { prefix: '/v1/commerce', ...services });
+  await app.register(orderRoutes, { prefix: '/v1/commerce', ...services });
   return app;
 }

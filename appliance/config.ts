@@ -5,8 +5,10 @@ export interface ApplianceConfig {
   port: number;
   host: string;
   dataDir: string;
-  tenantId: string | undefined;
-  locationId: string | undefined;
+  tenantId: string;
+  locationId: string;
+  timezone: string;
+  storeName: string;
   cloudUrl: string | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
 }
@@ -25,6 +27,22 @@ function uuid(env: Env, name: string) {
   if (raw !== undefined && !UUID.test(raw))
     throw new ApplianceConfigError(`${name} must be a UUID, got "${raw}"`);
   return raw;
+}
+
+function requiredUuid(env: Env, name: string) {
+  const value = uuid(env, name);
+  if (value === undefined) throw new ApplianceConfigError(`${name} is required`);
+  return value;
+}
+
+function timeZone(env: Env) {
+  const zone = present(env, 'APPLIANCE_TIMEZONE') ?? 'UTC';
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+  } catch {
+    throw new ApplianceConfigError(`APPLIANCE_TIMEZONE must be an IANA time zone, got "${zone}"`);
+  }
+  return zone;
 }
 
 /** Reads and checks the appliance's environment; a bad value stops start-up naming the variable. */
@@ -47,8 +65,10 @@ export function loadApplianceConfig(env: Env): ApplianceConfig {
     // The store's LAN reaches the appliance: POS terminals and kitchen screens are other machines.
     host: present(env, 'APPLIANCE_HOST') ?? '0.0.0.0',
     dataDir: present(env, 'APPLIANCE_DATA_DIR') ?? './data/appliance',
-    tenantId: uuid(env, 'TENANT_ID'),
-    locationId: uuid(env, 'LOCATION_ID'),
+    tenantId: requiredUuid(env, 'TENANT_ID'),
+    locationId: requiredUuid(env, 'LOCATION_ID'),
+    timezone: timeZone(env),
+    storeName: present(env, 'APPLIANCE_STORE_NAME') ?? 'Store',
     cloudUrl,
     logLevel: logLevel as ApplianceConfig['logLevel'],
   };

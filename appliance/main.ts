@@ -40,7 +40,10 @@ async function main() {
   }
   const log = pino({ level: config.logLevel });
   const appliance = await startAppliance(config);
-  log.info({ port: appliance.port, dataDir: config.dataDir }, 'appliance listening');
+  log.info(
+    { port: appliance.port, dataDir: config.dataDir, locationId: config.locationId },
+    'appliance listening',
+  );
   const shutdown = (signal: string) => {
     log.info({ signal }, 'shutting down');
     appliance.stop().then(

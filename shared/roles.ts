@@ -14,6 +14,16 @@ export const ROLES = [
 
 export type Role = (typeof ROLES)[number];
 
+/** Who may void, refund, change prices and correct punches in a store: managers and above. */
+export const MANAGER_ROLES: readonly Role[] = [
+  'manager',
+  'restaurant_manager',
+  'tenant_admin',
+  'platform_admin',
+  'system_admin',
+  'super_admin',
+];
+
 /** The gateway's rule for /v1/platform/*. */
 export const PLATFORM_ADMIN_ROLES: readonly Role[] = ['platform_admin', 'tenant_admin', 'system_admin'];
 

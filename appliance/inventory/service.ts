@@ -140,7 +140,8 @@ export function createInventoryService(deps: {
 
     /** What one portion of a menu item uses; replaces the previous recipe. */
     setRecipe(menuItemId: string, components: Array<{ inventory_item_id: string; quantity: number }>) {
-      components.forEach((c, i) => checkQuantity(`body.components.${i}.quantity`, c.quantity, false));
+      for (const [i, c] of components.entries())
+        checkQuantity(`body.components.${i}.quantity`, c.quantity, false);
       return db.transaction(() => {
         components.forEach((c, i) => {
           if (!store.item(c.inventory_item_id))

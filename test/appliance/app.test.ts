@@ -11,6 +11,10 @@ import { createManualClock } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const STORE_ENV = {
+  TENANT_ID: '01900000-0000-7000-8000-0000000000a1',
+  LOCATION_ID: '01900000-0000-7000-8000-0000000000c3',
+};
 
 describe('appliance process', () => {
   const dirs: string[] = [];
@@ -26,7 +30,7 @@ describe('appliance process', () => {
   it('serves the shared conventions: health with its store, request ids, 404 envelope, docs, metrics', async () => {
     const db = openApplianceDb(tempDir());
     const app = await buildApplianceApp(
-      { ...loadApplianceConfig({}), logLevel: 'silent' },
+      { ...loadApplianceConfig(STORE_ENV), logLevel: 'silent' },
       { db, clock: createManualClock(), newId },
     );
     const health = await app.inject({ url: '/health', headers: { 'x-request-id': 'kds-2' } });
@@ -46,14 +50,27 @@ describe('appliance process', () => {
   });
 
   it('refuses bad configuration, naming the variable', () => {
-    expect(() => loadApplianceConfig({ APPLIANCE_PORT: '99999' })).toThrow(/APPLIANCE_PORT/);
-    expect(() => loadApplianceConfig({ LOCATION_ID: 'store-1' })).toThrow(/LOCATION_ID must be a UUID/);
-    expect(() => loadApplianceConfig({ CLOUD_URL: 'ftp://x' })).toThrow(/CLOUD_URL/);
-    expect(loadApplianceConfig({})).toMatchObject({
+    const bad = (env: Record<string, string>) => () => loadApplianceConfig({ ...STORE_ENV, ...env });
+    expect(bad({ APPLIANCE_PORT: '99999' })).toThrow(/APPLIANCE_PORT/);
+    expect(bad({ LOCATION_ID: 'store-1' })).toThrow(/LOCATION_ID must be a UUID/);
+    expect(bad({ CLOUD_URL: 'ftp://x' })).toThrow(/CLOUD_URL/);
+    expect(bad({ APPLIANCE_TIMEZONE: 'Mars/Olympus' })).toThrow(/APPLIANCE_TIMEZONE/);
+    expect(() => loadApplianceConfig({ LOCATION_ID: STORE_ENV.LOCATION_ID })).toThrow(
+      /TENANT_ID is required/,
+    );
+    expect(() => loadApplianceConfig({ TENANT_ID: STORE_ENV.TENANT_ID })).toThrow(/LOCATION_ID is required/);
+    expect(loadApplianceConfig(STORE_ENV)).toMatchObject({
       port: 8090,
       host: '0.0.0.0',
       dataDir: './data/appliance',
+      tenantId: STORE_ENV.TENANT_ID,
+      locationId: STORE_ENV.LOCATION_ID,
+      timezone: 'UTC',
+      storeName: 'Store',
     });
+    expect(loadApplianceConfig({ ...STORE_ENV, APPLIANCE_TIMEZONE: 'America/New_York' }).timezone).toBe(
+      'America/New_York',
+    );
   });
 
   it('drains and closes its store cleanly on SIGTERM', async () => {
@@ -63,6 +80,7 @@ describe('appliance process', () => {
       cwd: root,
       env: {
         ...process.env,
+        ...STORE_ENV,
         APPLIANCE_PORT: '0',
         APPLIANCE_HOST: '127.0.0.1',
         APPLIANCE_DATA_DIR: dataDir,

@@ -1,0 +1,86 @@
+import { type Static, Type } from '@sinclair/typebox';
+
+const Uuid = Type.String({ format: 'uuid' });
+const Money = Type.Number();
+const Timestamp = Type.String({ format: 'date-time' });
+const Modifiers = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50 });
+const Notes = Type.String({ maxLength: 500 });
+const Quantity = Type.Integer({ minimum: 1, maximum: 999 });
+
+const OrderType = Type.Union([
+  Type.Literal('dine_in'),
+  Type.Literal('takeout'),
+  Type.Literal('drive_thru'),
+  Type.Literal('delivery'),
+]);
+
+export const NewItemSchema = Type.Object(
+  {
+    menu_item_id: Uuid,
+    quantity: Quantity,
+    modifiers: Type.Optional(Modifiers),
+    notes: Type.Optional(Notes),
+  },
+  { additionalProperties: false },
+);
+
+const Items = Type.Array(NewItemSchema, { minItems: 1, maxItems: 200 });
+
+export const NewOrderSchema = Type.Object(
+  {
+    order_type: OrderType,
+    table: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+    items: Items,
+  },
+  { additionalProperties: false },
+);
+export type NewOrder = Static<typeof NewOrderSchema>;
+
+export const AddItemsSchema = Type.Object({ items: Items }, { additionalProperties: false });
+
+export const ItemPatchSchema = Type.Object(
+  {
+    quantity: Type.Optional(Quantity),
+    modifiers: Type.Optional(Modifiers),
+    notes: Type.Optional(Type.Union([Notes, Type.Null()])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const OrderParamsSchema = Type.Object({ order_id: Uuid });
+export const ItemParamsSchema = Type.Object({ order_id: Uuid, item_id: Uuid });
+
+const OrderItemSchema = Type.Object({
+  id: Uuid,
+  menu_item_id: Uuid,
+  name: Type.String(),
+  quantity: Type.Integer(),
+  unit_price: Money,
+  total: Money,
+  modifiers: Type.Array(Type.String()),
+  notes: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('complete')]),
+});
+
+export const OrderSchema = Type.Object({
+  id: Uuid,
+  number: Type.String(),
+  business_day: Type.String(),
+  order_type: OrderType,
+  status: Type.Union([
+    Type.Literal('open'),
+    Type.Literal('sent'),
+    Type.Literal('ready'),
+    Type.Literal('completed'),
+    Type.Literal('cancelled'),
+  ]),
+  table: Type.Union([Type.String(), Type.Null()]),
+  server: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()]),
+  items: Type.Array(OrderItemSchema),
+  subtotal: Money,
+  tax: Money,
+  total: Money,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  version: Type.Integer(),
+});
