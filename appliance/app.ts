@@ -14,12 +14,19 @@ import {
 import type { ApplianceConfig } from './config.ts';
 import { createChangeLog } from './db/change-log.ts';
 import type { ApplianceDatabase } from './db/index.ts';
+import { completeOrder } from './flows/complete-order.ts';
+import { createInventoryService } from './inventory/index.ts';
+import { inventoryRoutes } from './inventory/routes.ts';
 import { locationRoutes } from './location/routes.ts';
 import { createLocationService } from './location/service.ts';
 import { menuRoutes } from './menu/routes.ts';
 import { createMenuService } from './menu/service.ts';
 import { orderRoutes } from './orders/routes.ts';
 import { createOrderService } from './orders/service.ts';
+import { createPaymentService } from './payments/index.ts';
+import { paymentRoutes } from './payments/routes.ts';
+import { createTimeClockService } from './timeclock/index.ts';
+import { timeClockRoutes } from './timeclock/routes.ts';
 
 export interface ApplianceDeps {
   db: ApplianceDatabase;
@@ -37,6 +44,9 @@ export function createApplianceServices(config: ApplianceConfig, deps: Appliance
   location.ensure(config.locationId, { name: config.storeName, timezone: config.timezone });
   const menu = createMenuService({ db, changes, clock, newId });
   const orders = createOrderService({ db, changes, menu, location, clock, newId });
+  const payments = createPaymentService({ db, changes, orders, clock, newId });
+  const inventory = createInventoryService({ db, changes, clock, newId });
+  const timeclock = createTimeClockService({ db, changes, clock, newId });
   const auth = createStaffAuth({
     db,
     tenantId: config.tenantId,
@@ -46,7 +56,17 @@ export function createApplianceServices(config: ApplianceConfig, deps: Appliance
     newId,
     cloudJwks: config.cloudUrl ? createCloudJwks({ cloudUrl: config.cloudUrl, clock }) : undefined,
   });
-  return { changes, location, menu, orders, auth };
+  return {
+    changes,
+    location,
+    menu,
+    orders,
+    payments,
+    inventory,
+    timeclock,
+    auth,
+    completeOrder: (orderId: string) => completeOrder({ db, orders, inventory }, orderId),
+  };
 }
 
 export type ApplianceServices = ReturnType<typeof createApplianceServices>;
@@ -80,5 +100,8 @@ export async function buildApplianceApp(
   await app.register(locationRoutes, { prefix: '/v1/commerce', ...services });
   await app.register(menuRoutes, { prefix: '/v1/commerce', ...services });
   await app.register(orderRoutes, { prefix: '/v1/commerce', ...services });
+  await app.register(paymentRoutes, { prefix: '/v1/commerce', ...services });
+  await app.register(inventoryRoutes, { prefix: '/v1/commerce', ...services });
+  await app.register(timeClockRoutes, { prefix: '/v1/commerce', ...services });
   return app;
 }

@@ -4,11 +4,13 @@ import { Envelope, envelope, errorResponses } from '../../shared/http/envelope.t
 import { MANAGER_ROLES } from '../../shared/roles.ts';
 import { requireAuth, type StaffAuth } from '../auth/index.ts';
 import * as schemas from './schemas.ts';
-import type { OrderService } from './service.ts';
+import type { Order, OrderService } from './service.ts';
 
 export interface OrderRoutesOptions {
   orders: OrderService;
   auth: StaffAuth;
+  /** Completion runs as a flow: it also deducts the sale from stock. */
+  completeOrder: (orderId: string) => Order;
 }
 
 const doc = { tags: ['orders'], security: [{ bearer: [] }] };
@@ -16,7 +18,7 @@ const order = Envelope(schemas.OrderSchema);
 const commandResponses = { 200: order, ...errorResponses(400, 401, 403, 404, 409) };
 
 /** Orders at the till and in the kitchen: create, change while open, send, prepare, complete, void. */
-export async function orderRoutes(app: FastifyInstance, { orders, auth }: OrderRoutesOptions) {
+export async function orderRoutes(app: FastifyInstance, { orders, auth, completeOrder }: OrderRoutesOptions) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const staff = { onRequest: app.authenticate() };
   const managers = { onRequest: app.authenticate(MANAGER_ROLES) };
@@ -144,7 +146,7 @@ export async function orderRoutes(app: FastifyInstance, { orders, auth }: OrderR
         response: commandResponses,
       },
     },
-    async (request) => envelope(request.id, orders.complete(request.params.order_id)),
+    async (request) => envelope(request.id, completeOrder(request.params.order_id)),
   );
 
   r.post(
