@@ -7,6 +7,7 @@ import * as orders from './0005-orders.ts';
 import * as payments from './0006-payments.ts';
 import * as inventory from './0007-inventory.ts';
 import * as timeclock from './0008-timeclock.ts';
+import * as kitchen from './0009-kitchen.ts';
 
 export interface ApplianceMigration {
   version: number;
@@ -24,4 +25,5 @@ export const migrations: ApplianceMigration[] = [
   payments.migration,
   inventory.migration,
   timeclock.migration,
+  kitchen.migration,
 ];
