@@ -15,8 +15,10 @@ import type { ApplianceConfig } from './config.ts';
 import { createChangeLog } from './db/change-log.ts';
 import type { ApplianceDatabase } from './db/index.ts';
 import { completeOrder } from './flows/complete-order.ts';
+import { sendOrder } from './flows/send-order.ts';
 import { createInventoryService } from './inventory/index.ts';
 import { inventoryRoutes } from './inventory/routes.ts';
+import { createKitchenService, kitchenRoutes } from './kitchen/index.ts';
 import { locationRoutes } from './location/routes.ts';
 import { createLocationService } from './location/service.ts';
 import { menuRoutes } from './menu/routes.ts';
@@ -44,6 +46,7 @@ export function createApplianceServices(config: ApplianceConfig, deps: Appliance
   location.ensure(config.locationId, { name: config.storeName, timezone: config.timezone });
   const menu = createMenuService({ db, changes, clock, newId });
   const orders = createOrderService({ db, changes, menu, location, clock, newId });
+  const kitchen = createKitchenService({ db, changes, orders, clock, newId });
   const payments = createPaymentService({ db, changes, orders, clock, newId });
   const inventory = createInventoryService({ db, changes, clock, newId });
   const timeclock = createTimeClockService({ db, changes, clock, newId });
@@ -61,11 +64,13 @@ export function createApplianceServices(config: ApplianceConfig, deps: Appliance
     location,
     menu,
     orders,
+    kitchen,
     payments,
     inventory,
     timeclock,
     auth,
     completeOrder: (orderId: string) => completeOrder({ db, orders, inventory }, orderId),
+    sendOrder: (orderId: string) => sendOrder({ db, orders, kitchen }, orderId),
   };
 }
 
@@ -103,5 +108,6 @@ export async function buildApplianceApp(
   await app.register(paymentRoutes, { prefix: '/v1/commerce', ...services });
   await app.register(inventoryRoutes, { prefix: '/v1/commerce', ...services });
   await app.register(timeClockRoutes, { prefix: '/v1/commerce', ...services });
+  await app.register(kitchenRoutes, { prefix: '/v1/commerce', db: deps.db, kitchen: services.kitchen });
   return app;
 }

@@ -11,6 +11,8 @@ export interface OrderRoutesOptions {
   auth: StaffAuth;
   /** Completion runs as a flow: it also deducts the sale from stock. */
   completeOrder: (orderId: string) => Order;
+  /** Sending runs as a flow: it also opens the kitchen's tickets. */
+  sendOrder: (orderId: string) => Order;
 }
 
 const doc = { tags: ['orders'], security: [{ bearer: [] }] };
@@ -18,7 +20,10 @@ const order = Envelope(schemas.OrderSchema);
 const commandResponses = { 200: order, ...errorResponses(400, 401, 403, 404, 409) };
 
 /** Orders at the till and in the kitchen: create, change while open, send, prepare, complete, void. */
-export async function orderRoutes(app: FastifyInstance, { orders, auth, completeOrder }: OrderRoutesOptions) {
+export async function orderRoutes(
+  app: FastifyInstance,
+  { orders, auth, completeOrder, sendOrder }: OrderRoutesOptions,
+) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const staff = { onRequest: app.authenticate() };
   const managers = { onRequest: app.authenticate(MANAGER_ROLES) };
@@ -117,7 +122,7 @@ export async function orderRoutes(app: FastifyInstance, { orders, auth, complete
         response: commandResponses,
       },
     },
-    async (request) => envelope(request.id, orders.send(request.params.order_id)),
+    async (request) => envelope(request.id, sendOrder(request.params.order_id)),
   );
 
   r.post(

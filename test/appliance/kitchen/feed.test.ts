@@ -8,8 +8,6 @@ import { WebSocket } from 'ws';
 import { buildApplianceApp, createApplianceServices } from '../../../appliance/app.ts';
 import { loadApplianceConfig } from '../../../appliance/config.ts';
 import { type ApplianceDatabase, openApplianceDb } from '../../../appliance/db/index.ts';
-import { sendOrder } from '../../../appliance/flows/send-order.ts';
-import { createKitchenService, kitchenRoutes } from '../../../appliance/kitchen/index.ts';
 import { createSecretHasher } from '../../../cloud/identity/secrets.ts';
 import { createManualClock } from '../../../shared/clock.ts';
 import { newId } from '../../../shared/ids.ts';
@@ -47,14 +45,8 @@ describe('kitchen feed over a real WebSocket', () => {
     };
     const deps = { db, clock: createManualClock('2026-06-10T19:00:00.000Z'), newId, hasher };
     const services = createApplianceServices(config, deps);
-    const kitchen = createKitchenService({ ...deps, changes: services.changes, orders: services.orders });
-    // What orders/routes.ts does once its send goes through the flow.
-    const orders = {
-      ...services.orders,
-      send: (id: string) => sendOrder({ db, orders: services.orders, kitchen }, id),
-    };
-    app = await buildApplianceApp(config, deps, { ...services, orders });
-    await app.register(kitchenRoutes, { prefix: '/v1/commerce', db, kitchen });
+    const { kitchen } = services;
+    app = await buildApplianceApp(config, deps, services);
     kitchen.createStation({ name: 'Grill' });
     const mains = services.menu.createCategory({ name: 'Mains' });
     burger = services.menu.createItem({ category_id: mains.id, name: 'Burger', price_minor: 349 }).id;
