@@ -3,9 +3,13 @@
  * SQLite with a demo tenant; the appliance joins it in a later step.
  */
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { loadApplianceConfig } from '../appliance/config.ts';
+import { startAppliance } from '../appliance/main.ts';
 import { type CloudConfig, ConfigError, loadCloudConfig } from '../cloud/config.ts';
 import { startCloud } from '../cloud/main.ts';
 import type { CloudServices } from '../cloud/services.ts';
+import { type DemoStaff, seedDemoAppliance } from './demo-appliance.ts';
 
 export const DEMO = {
   tenant: { slug: 'demo', name: 'Demo Restaurants', tier: 'professional' as const },
@@ -29,6 +33,40 @@ function portIsFree(port: number, host: string) {
     probe.once('error', () => resolve(false));
     probe.listen(port, host, () => probe.close(() => resolve(true)));
   });
+}
+
+/** Chooses the requested port, or any free one when it is taken and was not asked for explicitly. */
+async function choosePort(requested: number, host: string, explicit: boolean) {
+  if (explicit || (await portIsFree(requested, host))) return { port: requested, fellBack: false };
+  return { port: 0, fellBack: true };
+}
+
+/** The demo store's appliance: same tenant and location as the cloud's demo, staff with PINs. */
+async function startDemoAppliance(services: CloudServices, cloudUrl: string, dataDir: string, host: string) {
+  const tenant = (await services.tenancy.tenantBySlug(DEMO.tenant.slug))!;
+  const location = (await services.tenancy.listLocations(tenant.id, { limit: 1 })).items[0]!;
+  const members = (await services.tenancy.listMembers(tenant.id, { limit: 200 })).items.filter(
+    (m) => m.has_pin,
+  );
+  const staff = await Promise.all(members.map((m) => services.tenancy.findMember(tenant.id, m.id)));
+  const { port, fellBack } = await choosePort(8090, host, process.env.APPLIANCE_PORT !== undefined);
+  const config = loadApplianceConfig({
+    TENANT_ID: tenant.id,
+    LOCATION_ID: location.id,
+    APPLIANCE_DATA_DIR: join(dataDir, 'appliance-demo'),
+    APPLIANCE_PORT: process.env.APPLIANCE_PORT ?? String(port),
+    APPLIANCE_HOST: host,
+    APPLIANCE_STORE_NAME: location.name,
+    APPLIANCE_TIMEZONE: location.timezone,
+    CLOUD_URL: cloudUrl,
+    LOG_LEVEL: 'warn',
+  });
+  await seedDemoAppliance(
+    config,
+    staff.filter((s): s is NonNullable<typeof s> => s !== undefined) as DemoStaff[],
+  );
+  const appliance = await startAppliance(config);
+  return { appliance, fellBack };
 }
 
 /** Creates the demo tenant, its store and its two users once; later starts find them in place. */
@@ -68,6 +106,19 @@ function banner(url: string, chosenPort: string) {
   ].join('\n');
 }
 
+function applianceBanner(url: string, note: string) {
+  const pin = JSON.stringify({ identifier: DEMO.staff.username, pin: DEMO.staff.pin });
+  return [
+    `Demo store      ${url}${note}   (appliance: orders, kitchen, payments, stock, time clock)`,
+    `Store API docs  ${url}/docs`,
+    '',
+    'Try, at the store:',
+    `  curl -s ${url}/v1/auth/login/pin -H 'content-type: application/json' -d '${pin}'`,
+    `  curl -s ${url}/v1/commerce/menu/items -H "authorization: Bearer <access_token>"`,
+    '',
+  ].join('\n');
+}
+
 async function main() {
   let config: CloudConfig;
   try {
@@ -82,8 +133,16 @@ async function main() {
   const cloud = await startCloud({ ...config, port: fallback ? 0 : requested }, { beforeListen: seedDemo });
   const url = `http://${config.host}:${cloud.port}`;
   const note = fallback ? `   (port ${requested} was taken; chose ${cloud.port})` : '';
+  const store = await startDemoAppliance(cloud.services, url, config.dataDir, config.host);
+  const storeUrl = `http://${config.host}:${store.appliance.port}`;
+  const storeNote = store.fellBack ? `   (port 8090 was taken; chose ${store.appliance.port})` : '';
   process.stdout.write(banner(url, note));
-  const stop = () => cloud.stop().then(() => process.exit(0));
+  process.stdout.write(applianceBanner(storeUrl, storeNote));
+  const stop = () =>
+    store.appliance
+      .stop()
+      .then(() => cloud.stop())
+      .then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
