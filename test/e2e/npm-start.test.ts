@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+
+const post = async (url: string, body: unknown, token?: string) => {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, never> };
+};
+
+describe('npm start', () => {
+  let dataDir = '';
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('runs the cloud and the demo store with working demo logins, and stops cleanly', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
+    // node itself with tsx's loader, so SIGTERM reaches the script rather than a wrapper.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: dataDir, CLOUD_PORT: '0', APPLIANCE_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let printed = '';
+    const urls = await new Promise<{ cloud: string; store: string }>((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${printed}`)));
+      child.stdout.on('data', (chunk: Buffer) => {
+        printed += chunk.toString();
+        const cloud = /Cloud gateway\s+(http:\S+)/.exec(printed)?.[1];
+        const store = /Demo store\s+(http:\S+)/.exec(printed)?.[1];
+        if (cloud && store) resolve({ cloud, store });
+      });
+    });
+
+    const admin = await post(`${urls.cloud}/v1/auth/login`, {
+      email: 'admin@demo.test',
+      password: 'demo-admin-password',
+    });
+    expect(admin.json.status).toMatchObject({ type: 'success' });
+    const staff = await post(`${urls.store}/v1/auth/login/pin`, { identifier: 'staff', pin: '123456' });
+    const token = (staff.json.status as { access_token: string }).access_token;
+    const menu = (await (
+      await fetch(`${urls.store}/v1/commerce/menu/items`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as {
+      data: Array<{ id: string; name: string }>;
+    };
+    expect(menu.data.map((item) => item.name)).toContain('Classic Burger');
+    const order = await post(
+      `${urls.store}/v1/commerce/orders`,
+      { order_type: 'dine_in', items: [{ menu_item_id: menu.data[0]!.id, quantity: 1 }] },
+      token,
+    );
+    expect(order.status).toBe(201);
+
+    child.kill('SIGTERM');
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(0);
+  }, 60_000);
+});
