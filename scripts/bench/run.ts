@@ -6,6 +6,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import {
+  APPLIANCE_ORDERS_CONNECTIONS,
+  runApplianceOrdersBench,
+  summarizeApplianceOrders,
+} from './appliance-orders.ts';
 import { type AuthBenchOptions, runAuthBench, summarizeAuth } from './auth.ts';
 
 type BenchOptions = AuthBenchOptions;
@@ -21,6 +26,19 @@ const BENCHMARKS: Record<string, Benchmark> = {
     async run(options) {
       const report = await runAuthBench(options);
       return { report, summary: summarizeAuth(report), ok: report.valid };
+    },
+  },
+  'appliance-orders': {
+    description:
+      'POST /v1/commerce/orders on the appliance against bare better-sqlite3 inserts (8 connections)',
+    async run(options) {
+      // The runner fills in its default of 50 connections; this bench means 8 terminals unless asked.
+      const explicit = process.argv.some(
+        (arg) => arg === '--connections' || arg.startsWith('--connections='),
+      );
+      const connections = explicit ? options.connections : APPLIANCE_ORDERS_CONNECTIONS;
+      const report = await runApplianceOrdersBench({ ...options, connections });
+      return { report, summary: summarizeApplianceOrders(report), ok: report.valid };
     },
   },
 };
