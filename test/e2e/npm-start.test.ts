@@ -13,7 +13,7 @@ const post = async (url: string, body: unknown, token?: string) => {
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify(body),
   });
-  return { status: response.status, json: (await response.json()) as Record<string, never> };
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 };
 
 describe('npm start', () => {
