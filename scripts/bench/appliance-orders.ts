@@ -4,10 +4,10 @@
  * settings (WAL, synchronous=FULL), measured in one run on one machine. Each server runs alone in
  * its own process, one at a time, so the load generator (this process) does not share its core.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { type Announcement, signalAll, startServer, withServer } from './lib/children.ts';
+import { load, problemsOf, round, statusCodes, WARMUP_SECONDS } from './lib/load.ts';
 
 export interface ApplianceOrdersBenchOptions {
   /** Seconds measured per server, after the warm-up. */
@@ -44,155 +44,14 @@ export interface ApplianceOrdersReport {
 
 const GOAL_RATIO = 0.6;
 const GOAL_P99_MS = 20;
-const WARMUP_SECONDS = 2;
-const START_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 10_000;
-const STDERR_KEPT = 4096;
 // Seeded by servers/appliance.ts.
 const PIN_LOGIN = { identifier: 'bench', pin: '135790' };
 
-const TSX_LOADER = import.meta.resolve('tsx');
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SERVERS = {
   bare: fileURLToPath(new URL('./servers/bare-orders.ts', import.meta.url)),
   appliance: fileURLToPath(new URL('./servers/appliance.ts', import.meta.url)),
 };
-
-// autocannon ships no type declarations; this is the part of its API used here.
-interface LoadOptions {
-  url: string;
-  method: 'POST';
-  headers: Record<string, string>;
-  body: string;
-  connections: number;
-  pipelining: number;
-  duration: number;
-}
-interface LoadResult {
-  requests: { mean: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  statusCodeStats: Record<string, { count: number }>;
-}
-const autocannon = createRequire(import.meta.url)('autocannon') as (
-  options: LoadOptions,
-) => Promise<LoadResult>;
-
-/** What a server prints once listening: its port and anything else the bench needs. */
-type Announcement = { port: number } & Record<string, unknown>;
-
-interface Server {
-  announced: Announcement;
-  stop(): Promise<void>;
-}
-
-const running = new Set<ChildProcess>();
-
-function exited(child: ChildProcess, timeoutMs: number) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
-  return new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), timeoutMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-}
-
-/** SIGTERM lets a server clean up (both remove their data dirs); SIGKILL when it does not exit. */
-async function stopChild(child: ChildProcess) {
-  child.kill('SIGTERM');
-  if (!(await exited(child, STOP_TIMEOUT_MS))) child.kill('SIGKILL');
-  running.delete(child);
-}
-
-const signalAll = () => {
-  for (const child of running) child.kill('SIGTERM');
-};
-
-function announcementOf(line: string): Announcement | undefined {
-  try {
-    const value: unknown = JSON.parse(line);
-    if (typeof value !== 'object' || value === null) return undefined;
-    return typeof (value as { port?: unknown }).port === 'number' ? (value as Announcement) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Reads the first JSON line with a port from the child's stdout, then discards the rest unread. */
-function announced(child: ChildProcess, stderr: () => string) {
-  return new Promise<Announcement>((resolve, reject) => {
-    let pending = '';
-    const fail = (message: string) => {
-      cleanup();
-      reject(new Error(`${message}\n${stderr()}`));
-    };
-    const onData = (chunk: Buffer) => {
-      pending += chunk.toString('utf8');
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      const found = lines.map(announcementOf).find((value) => value !== undefined);
-      if (found === undefined) return;
-      cleanup();
-      child.stdout?.resume();
-      resolve(found);
-    };
-    const onExit = (code: number | null) => fail(`server exited (code ${code}) before listening`);
-    const onError = (error: Error) => fail(`server could not be started: ${error.message}`);
-    const timer = setTimeout(
-      () => fail(`server did not listen within ${START_TIMEOUT_MS} ms`),
-      START_TIMEOUT_MS,
-    );
-    const cleanup = () => {
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-      child.off('exit', onExit);
-      child.off('error', onError);
-    };
-    child.stdout?.on('data', onData);
-    child.once('exit', onExit);
-    child.once('error', onError);
-  });
-}
-
-async function startServer(file: string, cpuProfileDir: string | undefined): Promise<Server> {
-  const profiling = cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
-  const child = spawn(process.execPath, [...profiling, '--import', TSX_LOADER, file], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn' },
-    // stdin stays open and unused: the server takes its end as the bench having died.
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  running.add(child);
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEPT);
-  });
-  try {
-    return { announced: await announced(child, () => stderr), stop: () => stopChild(child) };
-  } catch (error) {
-    await stopChild(child);
-    throw error;
-  }
-}
-
-async function withServer<T>(server: Promise<Server>, work: (announced: Announcement) => Promise<T>) {
-  const { announced: info, stop } = await server;
-  try {
-    return await work(info);
-  } finally {
-    await stop();
-  }
-}
-
-const round = (value: number, digits: number) => Number(value.toFixed(digits));
-
-const statusCodes = (result: LoadResult) =>
-  Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
 
 /** One probe request (must be 201), a warm-up whose numbers are thrown away, then the real run. */
 async function rate(
@@ -211,8 +70,7 @@ async function rate(
   const text = await probe.text();
   if (probe.status !== 201) throw new Error(`POST ${url} answered ${probe.status} before the run: ${text}`);
   const base = { url, method: 'POST' as const, headers: allHeaders, body, connections: options.connections };
-  await autocannon({ ...base, pipelining: 1, duration: WARMUP_SECONDS });
-  const result = await autocannon({ ...base, pipelining: 1, duration: options.duration });
+  const result = await load(base, options.duration);
   return {
     requests_per_sec: round(result.requests.mean, 1),
     latency_p50_ms: result.latency.p50,
@@ -246,26 +104,19 @@ async function measureAppliance(info: Announcement, options: ApplianceOrdersBenc
   return rate(`${base}/v1/commerce/orders`, { authorization: `Bearer ${token}` }, body, options);
 }
 
-function problemsOf(runs: Record<string, OrderRateMeasurement>) {
-  return Object.entries(runs).flatMap(([name, run]) => [
-    ...(run.non2xx > 0 ? [`${name}: ${run.non2xx} non-2xx responses`] : []),
-    ...(run.errors > 0 ? [`${name}: ${run.errors} errors or timeouts`] : []),
-  ]);
-}
-
 /** Runs the servers one at a time, each stopped before the next starts, whatever happens. */
 export async function runApplianceOrdersBench(
   options: ApplianceOrdersBenchOptions,
 ): Promise<ApplianceOrdersReport> {
+  const server = (file: string) =>
+    startServer({ file, env: { LOG_LEVEL: 'warn' }, cpuProfileDir: options.cpuProfileDir });
   const loadBefore = loadavg()[0] ?? 0;
   process.on('exit', signalAll);
   try {
-    const bare = await withServer(startServer(SERVERS.bare, options.cpuProfileDir), (info) =>
+    const bare = await withServer(server(SERVERS.bare), (info) =>
       rate(`http://127.0.0.1:${info.port}/orders`, {}, '{}', options),
     );
-    const appliance = await withServer(startServer(SERVERS.appliance, options.cpuProfileDir), (info) =>
-      measureAppliance(info, options),
-    );
+    const appliance = await withServer(server(SERVERS.appliance), (info) => measureAppliance(info, options));
     const problems = problemsOf({ bare, appliance });
     const ratio = round(appliance.requests_per_sec / bare.requests_per_sec, 3);
     const valid = problems.length === 0;

@@ -3,10 +3,10 @@
  * on one machine, plus password logins per second. Each server runs alone in its own process so
  * it gets one core and the load generator (this process) the other.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { signalAll, startServer, withServer } from './lib/children.ts';
+import { load, problemsOf, round, statusCodes, WARMUP_SECONDS } from './lib/load.ts';
 
 export interface AuthBenchOptions {
   /** Seconds measured per endpoint, after the warm-up. */
@@ -58,173 +58,14 @@ export interface AuthReport {
 import { BENCH_STAFF_COUNT, BENCH_USER, benchStaff } from './servers/accounts.ts';
 
 const GOAL_RATIO = 0.5;
-const WARMUP_SECONDS = 2;
 // argon2id is CPU-bound by design: a few connections already saturate the server's core.
 const LOGIN_CONNECTIONS = 4;
-const START_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 10_000;
-const STDERR_KEPT = 4096;
 
-const TSX_LOADER = import.meta.resolve('tsx');
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SERVERS = {
   bare: fileURLToPath(new URL('./servers/bare.ts', import.meta.url)),
   cloud: fileURLToPath(new URL('./servers/cloud.ts', import.meta.url)),
 };
-
-// autocannon ships no type declarations; this is the part of its API used here.
-interface LoadOptions {
-  url: string;
-  method?: 'GET' | 'POST';
-  headers?: Record<string, string>;
-  body?: string;
-  connections: number;
-  pipelining: number;
-  duration: number;
-  /** Called once per connection, e.g. to give each its own request body. */
-  setupClient?: (client: { setBody(body: string): void }) => void;
-}
-interface LoadResult {
-  requests: { mean: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  statusCodeStats: Record<string, { count: number }>;
-}
-const autocannon = createRequire(import.meta.url)('autocannon') as (
-  options: LoadOptions,
-) => Promise<LoadResult>;
-
-interface Server {
-  port: number;
-  stop(): Promise<void>;
-}
-
-const running = new Set<ChildProcess>();
-
-function exited(child: ChildProcess, timeoutMs: number) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
-  return new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), timeoutMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-}
-
-/** SIGTERM lets a server clean up (the cloud removes its data dir); SIGKILL when it does not exit. */
-async function stopChild(child: ChildProcess) {
-  child.kill('SIGTERM');
-  if (!(await exited(child, STOP_TIMEOUT_MS))) child.kill('SIGKILL');
-  running.delete(child);
-}
-
-// On process exit nothing can be awaited: ask the servers to stop and leave them to it.
-const signalAll = () => {
-  for (const child of running) child.kill('SIGTERM');
-};
-
-/** Reads `{"port":N}` from the child's stdout, then discards the rest (request logs) unread. */
-function announcedPort(child: ChildProcess, stderr: () => string) {
-  return new Promise<number>((resolve, reject) => {
-    let pending = '';
-    const fail = (message: string) => {
-      cleanup();
-      reject(new Error(`${message}\n${stderr()}`));
-    };
-    const onData = (chunk: Buffer) => {
-      pending += chunk.toString('utf8');
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      const port = lines.map(portOf).find((value) => value !== undefined);
-      if (port === undefined) return;
-      cleanup();
-      child.stdout?.resume();
-      resolve(port);
-    };
-    const onExit = (code: number | null) => fail(`server exited (code ${code}) before listening`);
-    const onError = (error: Error) => fail(`server could not be started: ${error.message}`);
-    const timer = setTimeout(
-      () => fail(`server did not listen within ${START_TIMEOUT_MS} ms`),
-      START_TIMEOUT_MS,
-    );
-    const cleanup = () => {
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-      child.off('exit', onExit);
-      child.off('error', onError);
-    };
-    child.stdout?.on('data', onData);
-    child.once('exit', onExit);
-    child.once('error', onError);
-  });
-}
-
-function portOf(line: string): number | undefined {
-  try {
-    const value: unknown = JSON.parse(line);
-    if (typeof value !== 'object' || value === null || Object.keys(value).length !== 1) return undefined;
-    const port = (value as { port?: unknown }).port;
-    return typeof port === 'number' ? port : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-interface ServerSpec {
-  file: string;
-  env?: Record<string, string>;
-  /** Write a V8 CPU profile here when the server exits. */
-  cpuProfileDir?: string | undefined;
-}
-
-// Node with tsx's loader rather than the tsx CLI: the CLI is a second process that relays signals
-// and SIGKILLs a server slow to acknowledge one, which skips its clean-up on a busy machine.
-async function startServer({ file, env = {}, cpuProfileDir }: ServerSpec): Promise<Server> {
-  const profiling = cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
-  const child = spawn(process.execPath, [...profiling, '--import', TSX_LOADER, file], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    // stdin stays open and unused: the server takes its end as the bench having died.
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  running.add(child);
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEPT);
-  });
-  try {
-    const port = await announcedPort(child, () => stderr);
-    return { port, stop: () => stopChild(child) };
-  } catch (error) {
-    await stopChild(child);
-    throw error;
-  }
-}
-
-async function withServer<T>(server: Promise<Server>, work: (port: number) => Promise<T>): Promise<T> {
-  const { port, stop } = await server;
-  try {
-    return await work(port);
-  } finally {
-    await stop();
-  }
-}
-
-/** A warm-up run (JIT, caches, connection set-up) whose numbers are thrown away, then the real one. */
-async function load(options: Omit<LoadOptions, 'duration' | 'pipelining'>, duration: number) {
-  await autocannon({ ...options, pipelining: 1, duration: WARMUP_SECONDS });
-  return autocannon({ ...options, pipelining: 1, duration });
-}
-
-const round = (value: number, digits: number) => Number(value.toFixed(digits));
-
-/** How many responses had each status, so a failed run says what failed. */
-const statusCodes = (result: LoadResult) =>
-  Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
 
 async function rate(url: string, headers: Record<string, string>, options: AuthBenchOptions) {
   const probe = await fetch(url, { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
@@ -295,28 +136,27 @@ async function measureLogin(port: number, duration: number): Promise<LoginMeasur
   };
 }
 
-function problemsOf(runs: Record<string, { non2xx: number; errors: number }>) {
-  return Object.entries(runs).flatMap(([name, run]) => [
-    ...(run.non2xx > 0 ? [`${name}: ${run.non2xx} non-2xx responses`] : []),
-    ...(run.errors > 0 ? [`${name}: ${run.errors} errors or timeouts`] : []),
-  ]);
-}
-
 /** Runs the servers one at a time, each stopped before the next starts, whatever happens. */
 export async function runAuthBench(options: AuthBenchOptions): Promise<AuthReport> {
+  // The cloud prints JSON log lines to stdout too: only `{"port":N}` alone is its announcement.
   const cloud = (logLevel: string) =>
-    startServer({ file: SERVERS.cloud, env: { LOG_LEVEL: logLevel }, cpuProfileDir: options.cpuProfileDir });
+    startServer({
+      file: SERVERS.cloud,
+      env: { LOG_LEVEL: logLevel },
+      cpuProfileDir: options.cpuProfileDir,
+      keys: ['port'],
+    });
   const loadBefore = loadavg()[0] ?? 0;
   process.on('exit', signalAll);
   try {
-    const bare = await withServer(startServer({ file: SERVERS.bare }), (port) =>
+    const bare = await withServer(startServer({ file: SERVERS.bare, keys: ['port'] }), ({ port }) =>
       rate(`http://127.0.0.1:${port}/bare`, {}, options),
     );
-    const { me, login } = await withServer(cloud('warn'), async (port) => ({
+    const { me, login } = await withServer(cloud('warn'), async ({ port }) => ({
       me: await measureMe(port, options),
       login: await measureLogin(port, options.duration),
     }));
-    const meWithLogs = await withServer(cloud('info'), (port) => measureMe(port, options));
+    const meWithLogs = await withServer(cloud('info'), ({ port }) => measureMe(port, options));
     return report(options, { bare, me, meWithLogs, login }, loadBefore);
   } finally {
     process.off('exit', signalAll);

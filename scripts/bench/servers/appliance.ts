@@ -3,9 +3,6 @@
  * staff member (PIN login) and one menu item, then `startAppliance` as appliance/main.ts runs it.
  * Prints `{"port":N,"menu_item_id":"..."}`; stops on SIGTERM, SIGINT or stdin end, removing the dir.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createApplianceServices } from '../../../appliance/app.ts';
 import { loadApplianceConfig } from '../../../appliance/config.ts';
 import { openApplianceDb } from '../../../appliance/db/index.ts';
@@ -13,6 +10,7 @@ import { startAppliance } from '../../../appliance/main.ts';
 import { createSecretHasher } from '../../../cloud/identity/secrets.ts';
 import { systemClock } from '../../../shared/clock.ts';
 import { newId } from '../../../shared/ids.ts';
+import { runUntilStopped } from './lifecycle.ts';
 
 // The bench (appliance-orders.ts) logs in with this PIN.
 const BENCH_PIN_LOGIN = { identifier: 'bench', pin: '135790' };
@@ -60,37 +58,10 @@ async function start(dataDir: string) {
   return { appliance, menuItemId };
 }
 
-function main() {
-  const dataDir = mkdtemp(join(tmpdir(), 'bench-appliance-'));
-  const started = dataDir.then(start);
-  let stopping = false;
-  const shutdown = (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    started
-      .then(
-        ({ appliance }) => appliance.stop(),
-        () => undefined,
-      )
-      .finally(() => dataDir.then((dir) => rm(dir, { recursive: true, force: true })))
-      .then(
-        () => process.exit(code),
-        () => process.exit(1),
-      );
-  };
-  process.on('SIGTERM', () => shutdown(0));
-  process.on('SIGINT', () => shutdown(0));
-  process.stdin.on('end', () => shutdown(0)).resume();
-  started.then(
-    ({ appliance, menuItemId }) => {
-      if (!stopping)
-        process.stdout.write(`${JSON.stringify({ port: appliance.port, menu_item_id: menuItemId })}\n`);
-    },
-    (error: unknown) => {
-      process.stderr.write(`bench appliance: failed to start: ${(error as Error).stack ?? String(error)}\n`);
-      shutdown(1);
-    },
-  );
-}
-
-main();
+runUntilStopped({
+  name: 'bench appliance',
+  dirPrefix: 'bench-appliance-',
+  start,
+  stop: ({ appliance }) => appliance.stop(),
+  announcement: ({ appliance, menuItemId }) => ({ port: appliance.port, menu_item_id: menuItemId }),
+});
