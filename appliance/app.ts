@@ -13,6 +13,7 @@ import {
 } from './auth/index.ts';
 import type { ApplianceConfig } from './config.ts';
 import { createChangeLog } from './db/change-log.ts';
+import { createGroupCommit } from './db/group-commit.ts';
 import type { ApplianceDatabase } from './db/index.ts';
 import { completeOrder } from './flows/complete-order.ts';
 import { sendOrder } from './flows/send-order.ts';
@@ -45,7 +46,15 @@ export function createApplianceServices(config: ApplianceConfig, deps: Appliance
   const location = createLocationService({ db, changes, clock });
   location.ensure(config.locationId, { name: config.storeName, timezone: config.timezone });
   const menu = createMenuService({ db, changes, clock, newId });
-  const orders = createOrderService({ db, changes, menu, location, clock, newId });
+  const orders = createOrderService({
+    db,
+    changes,
+    menu,
+    location,
+    clock,
+    newId,
+    commit: createGroupCommit(db),
+  });
   const kitchen = createKitchenService({ db, changes, orders, clock, newId });
   const payments = createPaymentService({ db, changes, orders, clock, newId });
   const inventory = createInventoryService({ db, changes, clock, newId });

@@ -2,6 +2,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { toDecimal } from '../../shared/events.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { ChangeLog } from '../db/change-log.ts';
+import type { GroupCommit } from '../db/group-commit.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
 import * as errors from './errors.ts';
 import {
@@ -46,6 +47,8 @@ export interface NewOrder {
 
 export interface OrderDeps {
   db: ApplianceDatabase;
+  /** Commits new orders in groups (one fsync for many); each alone in a transaction without it. */
+  commit?: GroupCommit | undefined;
   changes: ChangeLog;
   menu: MenuLookup;
   location: LocationRules;
@@ -118,6 +121,7 @@ export function createOrderService(deps: OrderDeps) {
   const { db, changes, clock } = deps;
   const store = createOrderStore(db);
   const now = () => clock.now().toISOString();
+  const commit: GroupCommit = deps.commit ?? (async (work) => db.transaction(work)());
 
   function requireOrder(id: string) {
     const order = store.order(id);
@@ -201,7 +205,7 @@ export function createOrderService(deps: OrderDeps) {
 
     async create(input: NewOrder) {
       const lines = await priced(input.items, (i) => `body.items.${i}.menu_item_id`);
-      return db.transaction(() => {
+      return commit(() => {
         const at = clock.now();
         const businessDay = deps.location.businessDay(at);
         const row: OrderRow = {
@@ -225,7 +229,7 @@ export function createOrderService(deps: OrderDeps) {
         const order = save(row, 'open', row.created_at, 'insert');
         changes.emit('order.created', eventData(order, true));
         return order;
-      })();
+      });
     },
 
     async addItems(orderId: string, items: NewItem[]) {
