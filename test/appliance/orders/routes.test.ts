@@ -1,61 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type ApplianceServices,
-  buildApplianceApp,
-  createApplianceServices,
-} from '../../../appliance/app.ts';
-import { loadApplianceConfig } from '../../../appliance/config.ts';
-import { type ApplianceDatabase, openApplianceDb } from '../../../appliance/db/index.ts';
-import { createSecretHasher } from '../../../cloud/identity/secrets.ts';
-import { createManualClock } from '../../../shared/clock.ts';
-import { newId } from '../../../shared/ids.ts';
+import { CASHIER, createTestAppliance, type TestAppliance } from '../../support/appliance.ts';
 
-const TENANT = '01900000-0000-7000-8000-0000000000a1';
-const LOCATION = '01900000-0000-7000-8000-0000000000c3';
-const MANAGER = '01900000-0000-7000-8000-000000000001';
-const CASHIER = '01900000-0000-7000-8000-000000000002';
 const UNKNOWN = '01900000-0000-7000-8000-0000000000ff';
-const hasher = createSecretHasher({ memoryCost: 1024, timeCost: 1 });
 
 describe('order routes', () => {
-  let dir: string;
-  let db: ApplianceDatabase;
-  let app: FastifyInstance;
-  let services: ApplianceServices;
-  let burger: string;
-  let fries: string;
+  let t: TestAppliance;
+  let services: TestAppliance['services'];
   let manager: string;
   let cashier: string;
-
-  const call = (
-    token: string | undefined,
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-    url: string,
-    payload?: object,
-  ) =>
-    app.inject({
-      method,
-      url: `/v1/commerce${url}`,
-      ...(payload ? { payload } : {}),
-      headers: token ? { authorization: `Bearer ${token}` } : {},
-    });
-  const login = async (identifier: string) => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/v1/auth/login/pin',
-      payload: { identifier, pin: '123456' },
-    });
-    expect(response.statusCode).toBe(200);
-    return response.json().status.access_token as string;
-  };
-  const events = () =>
-    (
-      db.prepare('select type, data from events order by seq').all() as Array<{ type: string; data: string }>
-    ).map((row) => ({ type: row.type, data: JSON.parse(row.data) }));
+  let burger: string;
+  let fries: string;
+  const call = (...args: Parameters<TestAppliance['call']>) => t.call(...args);
+  const events = () => t.events();
   const openOrder = async () => {
     const response = await call(cashier, 'POST', '/orders', {
       order_type: 'dine_in',
@@ -66,48 +22,15 @@ describe('order routes', () => {
   };
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'order-routes-'));
-    db = openApplianceDb(dir);
-    const config = {
-      ...loadApplianceConfig({
-        TENANT_ID: TENANT,
-        LOCATION_ID: LOCATION,
-        APPLIANCE_TIMEZONE: 'America/New_York',
-      }),
-      logLevel: 'silent' as const,
-    };
-    const deps = { db, clock: createManualClock('2026-06-10T19:00:00.000Z'), newId, hasher };
-    services = createApplianceServices(config, deps);
-    app = await buildApplianceApp(config, deps, services);
+    t = await createTestAppliance();
+    ({ services, manager, cashier } = t);
     const mains = services.menu.createCategory({ name: 'Mains' });
     burger = services.menu.createItem({ category_id: mains.id, name: 'Burger', price_minor: 349 }).id;
     fries = services.menu.createItem({ category_id: mains.id, name: 'Fries', price_minor: 199 }).id;
-    const staff = { email: '', pin: '123456', version: 1 };
-    await services.auth.upsertStaff({
-      ...staff,
-      id: MANAGER,
-      email: 'ann@acme.test',
-      username: 'ann',
-      displayName: 'Ann',
-      roles: ['manager'],
-    });
-    await services.auth.upsertStaff({
-      ...staff,
-      id: CASHIER,
-      email: 'bob@acme.test',
-      username: 'bob',
-      displayName: 'Bob',
-      roles: ['staff'],
-    });
-    manager = await login('ann');
-    cashier = await login('bob');
-    db.exec('delete from events');
+    // Seeding the menu wrote events of its own; each test reads only what it causes.
+    t.db.exec('delete from events');
   });
-  afterEach(async () => {
-    await app.close();
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => t.close());
 
   it('runs an order from creation to completion, with its events in order', async () => {
     const created = await call(cashier, 'POST', '/orders', {

@@ -1,97 +1,25 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type ApplianceServices,
-  buildApplianceApp,
-  createApplianceServices,
-} from '../../../appliance/app.ts';
-import { loadApplianceConfig } from '../../../appliance/config.ts';
-import { type ApplianceDatabase, openApplianceDb } from '../../../appliance/db/index.ts';
-import { createSecretHasher } from '../../../cloud/identity/secrets.ts';
-import { createManualClock } from '../../../shared/clock.ts';
-import { newId } from '../../../shared/ids.ts';
-
-const TENANT = '01900000-0000-7000-8000-0000000000a1';
-const LOCATION = '01900000-0000-7000-8000-0000000000c3';
-const MANAGER = '01900000-0000-7000-8000-000000000001';
-const CASHIER = '01900000-0000-7000-8000-000000000002';
-const hasher = createSecretHasher({ memoryCost: 1024, timeCost: 1 });
+import { createTestAppliance, type TestAppliance } from '../../support/appliance.ts';
 
 describe('payment routes', () => {
-  let dir: string;
-  let db: ApplianceDatabase;
-  let app: FastifyInstance;
-  let services: ApplianceServices;
+  let t: TestAppliance;
+  let db: TestAppliance['db'];
+  let services: TestAppliance['services'];
   let manager: string;
   let cashier: string;
   let burger: string;
-
-  const call = (token: string | undefined, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) =>
-    app.inject({
-      method,
-      url: `/v1/commerce${url}`,
-      ...(payload ? { payload } : {}),
-      headers: token ? { authorization: `Bearer ${token}` } : {},
-    });
-  const login = async (identifier: string) => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/v1/auth/login/pin',
-      payload: { identifier, pin: '123456' },
-    });
-    expect(response.statusCode).toBe(200);
-    return response.json().status.access_token as string;
-  };
-  const events = () =>
-    (
-      db.prepare('select type, data from events order by seq').all() as Array<{ type: string; data: string }>
-    ).map((row) => ({ type: row.type, data: JSON.parse(row.data) }));
+  const call = (...args: Parameters<TestAppliance['call']>) => t.call(...args);
+  const events = () => t.events();
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'payment-routes-'));
-    db = openApplianceDb(dir);
-    const config = {
-      ...loadApplianceConfig({
-        TENANT_ID: TENANT,
-        LOCATION_ID: LOCATION,
-        APPLIANCE_TIMEZONE: 'America/New_York',
-      }),
-      logLevel: 'silent' as const,
-    };
-    const deps = { db, clock: createManualClock('2026-06-10T19:00:00.000Z'), newId, hasher };
-    services = createApplianceServices(config, deps);
-    app = await buildApplianceApp(config, deps, services);
+    t = await createTestAppliance();
+    ({ db, services, manager, cashier } = t);
     const mains = services.menu.createCategory({ name: 'Mains' });
     burger = services.menu.createItem({ category_id: mains.id, name: 'Burger', price_minor: 1000 }).id;
-    const staff = { email: '', pin: '123456', version: 1 };
-    await services.auth.upsertStaff({
-      ...staff,
-      id: MANAGER,
-      email: 'ann@acme.test',
-      username: 'ann',
-      displayName: 'Ann',
-      roles: ['manager'],
-    });
-    await services.auth.upsertStaff({
-      ...staff,
-      id: CASHIER,
-      email: 'bob@acme.test',
-      username: 'bob',
-      displayName: 'Bob',
-      roles: ['staff'],
-    });
-    manager = await login('ann');
-    cashier = await login('bob');
-    db.exec('delete from events');
+    // Seeding the menu wrote events of its own; each test reads only what it causes.
+    t.db.exec('delete from events');
   });
-  afterEach(async () => {
-    await app.close();
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => t.close());
 
   const count = () => (db.prepare('select count(*) n from payments').get() as { n: number }).n;
   /** An order of two burgers: 20.00 due. */
