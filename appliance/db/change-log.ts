@@ -5,6 +5,13 @@ import type { ApplianceDatabase } from './index.ts';
 
 export type Operation = 'insert' | 'update' | 'delete';
 
+/**
+ * Events only the store's own screens need: the kitchen's tickets are not in the spec's catalog,
+ * so they travel the local feed like any event but sync never forwards them to the cloud.
+ */
+export const LOCAL_EVENT_TYPES = ['kds.ticket_opened', 'kds.ticket_updated'] as const;
+export type LocalEventType = (typeof LOCAL_EVENT_TYPES)[number];
+
 export interface Change {
   table: string;
   rowId: string;
@@ -44,7 +51,7 @@ export function createChangeLog(
         deps.clock.now().toISOString(),
       );
     },
-    emit(type: EventType, data: Record<string, unknown>) {
+    emit(type: EventType | LocalEventType, data: Record<string, unknown>) {
       requireTransaction('an event');
       const id = deps.newId();
       insertEvent.run(id, type, deps.locationId, deps.clock.now().toISOString(), JSON.stringify(data));

@@ -67,7 +67,9 @@ export function createKitchenService(deps: KitchenDeps) {
   function saveTicket(ticket: TicketRow, patch: Partial<Pick<TicketRow, 'priority' | 'status' | 'done_at'>>) {
     const version = store.updateTicket({ ...ticket, ...patch });
     changes.recordChange({ table: 'tickets', rowId: ticket.id, operation: 'update', version });
-    return toTicket(requireTicket(ticket.id), store.items(ticket.id));
+    const saved = toTicket(requireTicket(ticket.id), store.items(ticket.id));
+    changes.emit('kds.ticket_updated', saved);
+    return saved;
   }
 
   /** Groups the order's sent, not yet ticketed items by the station that prepares them. */
@@ -109,7 +111,9 @@ export function createKitchenService(deps: KitchenDeps) {
       });
     }
     changes.recordChange({ table: 'tickets', rowId: row.id, operation: 'insert', version: 1 });
-    return toTicket(row, store.items(row.id));
+    const ticket = toTicket(row, store.items(row.id));
+    changes.emit('kds.ticket_opened', ticket);
+    return ticket;
   }
 
   return {

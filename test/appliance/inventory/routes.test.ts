@@ -67,6 +67,49 @@ describe('inventory routes', () => {
     expect(await stock()).toEqual({ Bun: 8, Beef: 4.7 });
   });
 
+  it('completes nothing when the stock deduction fails part-way', async () => {
+    const bun = await createItem({ name: 'Bun', unit: 'each', quantity: 10 });
+    const patty = await createItem({ name: 'Beef', unit: 'kg', quantity: 5 });
+    await call(manager, 'PUT', `/menu/items/${burger}/recipe`, {
+      components: [
+        { inventory_item_id: bun, quantity: 1 },
+        { inventory_item_id: patty, quantity: 0.15 },
+      ],
+    });
+    const created = await call(cashier, 'POST', '/orders', {
+      order_type: 'takeout',
+      items: [{ menu_item_id: burger, quantity: 2 }],
+    });
+    const order = created.json().data as { id: string; items: Array<{ id: string }> };
+    await call(cashier, 'POST', `/orders/${order.id}/send`);
+    await call(cashier, 'POST', `/orders/${order.id}/items/${order.items[0]?.id}/complete`);
+    const count = (table: string) =>
+      (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+    const before = {
+      outbox: count('outbox'),
+      events: count('events'),
+      movements: count('inventory_movements'),
+    };
+    // The bun's movement is written first; the beef's then fails as a full disk would.
+    db.exec(`create temp trigger fail_beef before insert on inventory_movements
+      when new.inventory_item_id = '${patty}' begin select raise(abort, 'disk I/O error'); end`);
+
+    const failed = await call(cashier, 'POST', `/orders/${order.id}/complete`);
+    expect(failed.statusCode).toBe(500);
+    expect(failed.json().error.code).toBe('INTERNAL_ERROR');
+    expect((await call(cashier, 'GET', `/orders/${order.id}`)).json().data.status).toBe('ready');
+    expect(await stock()).toEqual({ Bun: 10, Beef: 5 });
+    expect({
+      outbox: count('outbox'),
+      events: count('events'),
+      movements: count('inventory_movements'),
+    }).toEqual(before);
+
+    db.exec('drop trigger fail_beef');
+    expect((await call(cashier, 'POST', `/orders/${order.id}/complete`)).statusCode).toBe(200);
+    expect(await stock()).toEqual({ Bun: 8, Beef: 4.7 });
+  });
+
   it('restocks and counts for staff, and keeps items and recipes to managers', async () => {
     expect((await call(cashier, 'POST', '/inventory/items', { name: 'Bun', unit: 'each' })).statusCode).toBe(
       403,

@@ -77,9 +77,9 @@ describe('kitchen feed over a real WebSocket', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function post<T = { data: unknown }>(path: string, body?: object, authed = true) {
+  async function post<T = { data: unknown }>(path: string, body?: object, authed = true, method = 'POST') {
     const response = await fetch(`${base}${path}`, {
-      method: 'POST',
+      method,
       headers: {
         ...(body ? { 'content-type': 'application/json' } : {}),
         ...(authed ? { authorization: `Bearer ${token}` } : {}),
@@ -147,21 +147,61 @@ describe('kitchen feed over a real WebSocket', () => {
         await timed(() => post(`/v1/commerce/kds/tickets/${ticket?.id}/items/${item.order_item_id}/bump`)),
       );
     }
-    await until(() => received.length >= 4);
+    await until(() => received.length >= 7);
 
     expect(received.map((r) => r.message.type)).toEqual([
       'order.created',
       'order.sent',
+      'kds.ticket_opened',
       'order.updated',
+      'kds.ticket_updated',
       'order.ready',
+      'kds.ticket_updated',
     ]);
-    expect(received.every((r) => r.message.data.id === order.id)).toBe(true);
+    const orderEvents = received.filter((r) => r.message.type.startsWith('order.'));
+    expect(orderEvents.every((r) => r.message.data.id === order.id)).toBe(true);
+    const ticketEvents = received.filter((r) => r.message.type.startsWith('kds.'));
+    expect(ticketEvents.every((r) => r.message.data.id === ticket?.id)).toBe(true);
+    expect(ticketEvents.map((r) => r.message.data.status)).toEqual(['open', 'open', 'done']);
     const seqs = received.map((r) => r.message.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    // The first event each call caused, timed from the moment the call returned.
+    const firstOfEachCall = [received[0], received[1], received[3], received[5]];
     const latencies = [created, sent, ...bumps].map(
-      (call, i) => (received[i]?.at ?? Infinity) - call.returnedAt,
+      (call, i) => (firstOfEachCall[i]?.at ?? Infinity) - call.returnedAt,
     );
     for (const latency of latencies) expect(latency).toBeLessThan(100);
+  });
+
+  it('shows a recall and a priority change on the screens as they happen', async () => {
+    const created = await post<{ data: { id: string; items: Array<{ id: string }> } }>(
+      '/v1/commerce/orders',
+      { order_type: 'takeout', items: [{ menu_item_id: burger, quantity: 1 }] },
+    );
+    await post(`/v1/commerce/orders/${created.data.id}/send`);
+    const [station] = (await get<{ data: Array<{ id: string }> }>('/v1/commerce/kds/stations')).data;
+    const board = await get<{ data: Array<{ id: string }> }>(
+      `/v1/commerce/kds/stations/${station?.id}/tickets`,
+    );
+    const ticketId = board.data[0]?.id;
+    await post(`/v1/commerce/kds/tickets/${ticketId}/items/${created.data.items[0]?.id}/bump`);
+
+    const { socket, received } = connect(`access_token=${token}`);
+    await opened(socket);
+    const recalled = await timed(() => post(`/v1/commerce/kds/tickets/${ticketId}/recall`));
+    await until(() => received.length >= 1);
+    const rushed = await timed(() =>
+      post(`/v1/commerce/kds/tickets/${ticketId}/priority`, { priority: 'rush' }, true, 'PUT'),
+    );
+    await until(() => received.length >= 2);
+
+    const messages = received.map((r) => r.message as Received['message'] & { data: { priority: string } });
+    expect(messages.map((m) => [m.type, m.data.id, m.data.status, m.data.priority])).toEqual([
+      ['kds.ticket_updated', ticketId, 'open', 'normal'],
+      ['kds.ticket_updated', ticketId, 'open', 'rush'],
+    ]);
+    expect((received[0]?.at ?? Infinity) - recalled.returnedAt).toBeLessThan(100);
+    expect((received[1]?.at ?? Infinity) - rushed.returnedAt).toBeLessThan(100);
   });
 
   it('replays committed events after a given seq to a reconnecting screen', async () => {
