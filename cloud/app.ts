@@ -8,6 +8,7 @@ import { createMemoryRateLimiter, createRedisRateLimiter, TIER_LIMITS } from './
 import { rateLimitPlugin } from './gateway/rate-limit-plugin.ts';
 import { identityRoutes, wellKnownRoutes } from './identity/index.ts';
 import { type CloudDeps, type CloudServices, createCloudServices } from './services.ts';
+import { syncRoutes } from './sync/routes.ts';
 import { platformRoutes } from './tenancy/index.ts';
 import type { Tier } from './tenancy/tables.ts';
 
@@ -48,6 +49,8 @@ function rateLimitOptions(config: CloudConfig, deps: AppDeps, services: CloudSer
     async resolve(request: FastifyRequest) {
       const route = request.routeOptions.url;
       if (route === undefined || UNLIMITED.has(route) || route.startsWith('/docs')) return undefined;
+      // Appliances are admitted by sync itself (429 with Retry-After when it is busy), not by tier.
+      if (request.headers.authorization?.startsWith('Appliance ')) return undefined;
       if (request.claims) {
         const tenantId = request.claims.tenant_id;
         return { key: `tenant:${tenantId}`, policy: TIER_LIMITS[await tierOf(tenantId)] };
@@ -79,5 +82,6 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
   await app.register(wellKnownRoutes, { identity: services.identity });
   await app.register(identityRoutes, { prefix: '/v1/auth', identity: services.identity });
   await app.register(platformRoutes, { prefix: '/v1/platform', services });
+  await app.register(syncRoutes, { prefix: '/v1/sync', sync: services.sync });
   return app;
 }

@@ -18,6 +18,7 @@ export interface CloudConfig {
   refreshTtlSeconds: number;
   keyRotationSeconds: number;
   hashing: { memoryCost: number; timeCost: number };
+  sync: { feedRetentionDays: number; maxConcurrentPushes: number };
 }
 
 export class ConfigError extends Error {
@@ -38,6 +39,8 @@ export const CLOUD_VARIABLES = [
   'CLOUD_RATE_LIMIT',
   'CLOUD_ANONYMOUS_TIER',
   'CLOUD_REFRESH_TOKEN_DAYS',
+  'CLOUD_SYNC_FEED_RETENTION_DAYS',
+  'CLOUD_SYNC_MAX_CONCURRENT_PUSHES',
   'CLOUD_KEY_ROTATION_DAYS',
   'CLOUD_PASSWORD_HASH_KIB',
   'CLOUD_PASSWORD_HASH_PASSES',
@@ -101,6 +104,10 @@ export function loadCloudConfig(env: Env): CloudConfig {
     hashing: {
       memoryCost: integer(env, 'CLOUD_PASSWORD_HASH_KIB', 19_456, 1024, 1_048_576),
       timeCost: integer(env, 'CLOUD_PASSWORD_HASH_PASSES', 2, 1, 10),
+    },
+    sync: {
+      feedRetentionDays: integer(env, 'CLOUD_SYNC_FEED_RETENTION_DAYS', 30, 1, 3650),
+      maxConcurrentPushes: integer(env, 'CLOUD_SYNC_MAX_CONCURRENT_PUSHES', 8, 1, 256),
     },
   };
 }

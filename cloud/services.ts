@@ -3,9 +3,11 @@ import type { IdGenerator } from '../shared/ids.ts';
 import { createAuditLog } from './audit/index.ts';
 import type { CloudConfig } from './config.ts';
 import type { Store } from './db/index.ts';
+import { createEventLog } from './events/index.ts';
 import { createIdentity } from './identity/index.ts';
 import { createSecretHasher } from './identity/secrets.ts';
 import type { ThrottlePolicies } from './identity/throttle.ts';
+import { createSyncService, type SyncService } from './sync/service.ts';
 import { createTenancyService } from './tenancy/service.ts';
 
 export interface CloudDeps {
@@ -20,7 +22,26 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
   const { store, clock, newId } = deps;
   const hasher = createSecretHasher(config.hashing);
   const audit = createAuditLog({ db: store.db, clock, newId });
-  const tenancy = createTenancyService({ store, clock, newId, hasher });
+  // Sync needs tenancy's staff, and tenancy tells sync of every staff change: bound late.
+  let sync: SyncService | undefined;
+  const tenancy = createTenancyService({
+    store,
+    clock,
+    newId,
+    hasher,
+    onStaffChanged: (trx, staff) => sync!.publishStaff(trx, staff),
+  });
+  const events = createEventLog();
+  sync = createSyncService({
+    store,
+    events,
+    clock,
+    newId,
+    staffOf: (tenantId) => tenancy.staffRecords(tenantId),
+    locationExists: async (tenantId, locationId) =>
+      (await tenancy.getLocation(tenantId, locationId).catch(() => undefined)) !== undefined,
+    options: config.sync,
+  });
   const identity = createIdentity({
     store,
     tenancy,
@@ -32,7 +53,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     keyRotationSeconds: config.keyRotationSeconds,
     throttle: deps.throttle,
   });
-  return { audit, tenancy, identity };
+  return { audit, tenancy, identity, events, sync };
 }
 
 export type CloudServices = ReturnType<typeof createCloudServices>;

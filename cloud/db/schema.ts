@@ -1,6 +1,8 @@
 import type { AuditTables } from '../audit/store.ts';
+import type { EventTables } from '../events/index.ts';
 import type { IdentityTables } from '../identity/tables.ts';
+import type { SyncTables } from '../sync/tables.ts';
 import type { TenancyTables } from '../tenancy/tables.ts';
 
 /** The whole cloud store, composed of the tables each module owns. */
-export type Database = TenancyTables & IdentityTables & AuditTables;
+export type Database = TenancyTables & IdentityTables & AuditTables & EventTables & SyncTables;

@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import { isRole } from '../../shared/roles.ts';
-import type { Store } from '../db/index.ts';
+import type { Db, Store } from '../db/index.ts';
 import type { SecretHasher } from '../identity/secrets.ts';
 import * as errors from './errors.ts';
 import { createTenancyStore, type GroupKind, type MemberRow, type Page, type TenancyStore } from './store.ts';
@@ -12,7 +12,37 @@ export interface TenancyDeps {
   clock: Clock;
   newId: IdGenerator;
   hasher: SecretHasher;
+  /**
+   * Told of every change to a member, inside the transaction that made it, so the stores'
+   * copies of staff and PIN hashes (sync) can never miss one.
+   */
+  onStaffChanged?: ((trx: Db, staff: StaffRecord) => Promise<void>) | undefined;
 }
+
+/** A member as the tenant's stores keep them: enough to sign in by PIN offline. */
+export interface StaffRecord {
+  id: string;
+  tenant_id: string;
+  email: string;
+  username: string | null;
+  display_name: string;
+  roles: string[];
+  pin_hash: string | null;
+  status: 'active' | 'disabled';
+  updated_at: string;
+}
+
+export const toStaffRecord = (row: MemberRow): StaffRecord => ({
+  id: row.id,
+  tenant_id: row.tenant_id,
+  email: row.email,
+  username: row.username,
+  display_name: row.display_name,
+  roles: JSON.parse(row.roles) as string[],
+  pin_hash: row.pin_hash,
+  status: isActiveMember(row) ? 'active' : 'disabled',
+  updated_at: row.updated_at,
+});
 
 export interface NewUser {
   email: string;
@@ -96,7 +126,7 @@ const nextCursor = <T extends { id: string }>(rows: T[], limit: number) =>
   rows.length === limit ? (rows.at(-1)?.id ?? null) : null;
 
 /** Tenants, their brands, regions and locations, and who belongs to them with which roles. */
-export function createTenancyService({ store, clock, newId, hasher }: TenancyDeps) {
+export function createTenancyService({ store, clock, newId, hasher, onStaffChanged }: TenancyDeps) {
   const db = createTenancyStore(store.db, store.prepareRead);
   const now = () => clock.now().toISOString();
 
@@ -107,6 +137,12 @@ export function createTenancyService({ store, clock, newId, hasher }: TenancyDep
       if (store.isUniqueViolation(error)) throw conflict();
       throw error;
     }
+  }
+
+  async function staffChanged(trx: Db, tenantId: string, userId: string) {
+    if (!onStaffChanged) return;
+    const member = await createTenancyStore(trx).member(tenantId, userId);
+    if (member) await onStaffChanged(trx, toStaffRecord(member));
   }
 
   async function requireTenant(id: string) {
@@ -319,6 +355,7 @@ export function createTenancyService({ store, clock, newId, hasher }: TenancyDep
             created_at: at,
             updated_at: at,
           });
+          await staffChanged(trx, tenantId, id);
           return id;
         });
       } catch (error) {
@@ -364,13 +401,26 @@ export function createTenancyService({ store, clock, newId, hasher }: TenancyDep
             ...credentials,
             updated_at: at,
           });
+        // Every tenant sharing the account sees a profile or PIN change.
+        const tenants = touchesAccount(patch)
+          ? (await tx.membershipsOfUser(userId)).map((m) => m.tenant_id)
+          : [tenantId];
+        for (const tenant of tenants) await staffChanged(trx, tenant, userId);
       });
       return toMember(await requireMember(tenantId, userId));
     },
     async removeMember(tenantId: string, userId: string) {
-      const result = await db.deleteMembership(tenantId, userId);
-      if (Number(result.numDeletedRows) === 0) throw errors.userNotFound();
+      await store.db.transaction().execute(async (trx) => {
+        const tx = createTenancyStore(trx);
+        const member = await tx.member(tenantId, userId);
+        const result = await tx.deleteMembership(tenantId, userId);
+        if (!member || Number(result.numDeletedRows) === 0) throw errors.userNotFound();
+        // The stores keep the person, disabled, so their sessions end and their PIN stops working.
+        await onStaffChanged?.(trx, { ...toStaffRecord(member), status: 'disabled', updated_at: now() });
+      });
     },
+    /** The tenant's members as its stores keep them (a new store's first snapshot). */
+    staffRecords: async (tenantId: string) => (await db.allMembers(tenantId)).map(toStaffRecord),
 
     /** Login lookup: an identifier is an email or a username. */
     async findAccount(identifier: string) {

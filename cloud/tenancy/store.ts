@@ -149,6 +149,10 @@ export function createTenancyStore(db: Db, prepareRead: PrepareRead = kyselyRead
         .where('memberships.user_id', '=', userId)
         .execute(),
     member: (tenantId: string, userId: string) => memberByKey(`${tenantId} ${userId}`),
+    allMembers: (tenantId: string) =>
+      memberQuery(db).where('memberships.tenant_id', '=', tenantId).orderBy('users.id').execute() as Promise<
+        MemberRow[]
+      >,
     listMembers: (tenantId: string, page: Page) =>
       memberQuery(db)
         .where('memberships.tenant_id', '=', tenantId)

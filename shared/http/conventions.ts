@@ -72,7 +72,11 @@ export const conventionsPlugin = fp(
         openapi: '3.1.0',
         info: { title: opts.title, version: opts.version, description: opts.description },
         components: {
-          securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+          securitySchemes: {
+            bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+            // Appliances sync with the credential issued at provisioning: `Authorization: Appliance sak_…`.
+            appliance: { type: 'apiKey', in: 'header', name: 'Authorization' },
+          },
         },
       },
     });

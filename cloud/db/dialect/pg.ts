@@ -8,10 +8,23 @@ export const name = 'pg' as const;
  * Several gateway replicas share one PostgreSQL database. `schema` isolates a test run (or a
  * deployment that shares a database) in its own search path.
  */
+const INT8_OID = 20;
+/**
+ * bigint columns (sync sequences and versions, counts) come back as numbers, as they do from
+ * SQLite: every value we store in one stays within Number.MAX_SAFE_INTEGER.
+ */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
 export function createPostgres(connectionString: string, schema?: string) {
   const pool = new pg.Pool({
     connectionString,
     max: 10,
+    types,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   const dialect: Dialect = new PostgresDialect({ pool });
