@@ -28,6 +28,8 @@ import { orderRoutes } from './orders/routes.ts';
 import { createOrderService } from './orders/service.ts';
 import { createPaymentService } from './payments/index.ts';
 import { paymentRoutes } from './payments/routes.ts';
+import { applianceSyncRoutes, createApplianceSync } from './sync/index.ts';
+import type { SyncWorker, SyncWorkerOptions } from './sync/worker.ts';
 import { createTimeClockService } from './timeclock/index.ts';
 import { timeClockRoutes } from './timeclock/routes.ts';
 
@@ -94,6 +96,7 @@ export async function buildApplianceApp(
   config: ApplianceConfig,
   deps: ApplianceDeps,
   services: ApplianceServices = createApplianceServices(config, deps),
+  syncOptions: Partial<SyncWorkerOptions> = {},
 ): Promise<FastifyInstance> {
   const app = Fastify(serverOptions({ level: config.logLevel }));
   await app.register(conventionsPlugin, {
@@ -118,5 +121,23 @@ export async function buildApplianceApp(
   await app.register(inventoryRoutes, { prefix: '/v1/commerce', ...services });
   await app.register(timeClockRoutes, { prefix: '/v1/commerce', ...services });
   await app.register(kitchenRoutes, { prefix: '/v1/commerce', db: deps.db, kitchen: services.kitchen });
+
+  const worker = createApplianceSync(
+    config,
+    { db: deps.db, changes: services.changes, clock: deps.clock },
+    { registry: app.metrics, log: app.log },
+    syncOptions,
+  );
+  app.decorate('sync', worker);
+  // Stopped before the store closes: a round in progress finishes its transaction first.
+  app.addHook('onClose', async () => worker?.stop());
+  await app.register(applianceSyncRoutes, { prefix: '/v1/sync', db: deps.db, worker, clock: deps.clock });
   return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The sync worker, when sync is configured; started by whoever runs the appliance. */
+    sync: SyncWorker | undefined;
+  }
 }

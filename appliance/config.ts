@@ -1,3 +1,6 @@
+import cron from 'node-cron';
+import { DEFAULT_BATCH_SIZE, MAX_PUSH_CHANGES } from '../shared/sync/protocol.ts';
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -11,6 +14,13 @@ export interface ApplianceConfig {
   storeName: string;
   cloudUrl: string | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** Sync runs when both the cloud's URL and this appliance's credential are set. */
+  sync: {
+    credential: string | undefined;
+    batchSize: number;
+    maxInFlight: number;
+    schedule: string;
+  };
 }
 
 export class ApplianceConfigError extends Error {
@@ -45,6 +55,32 @@ function timeZone(env: Env) {
   return zone;
 }
 
+function wholeNumber(env: Env, name: string, fallback: number, min: number, max: number) {
+  const raw = present(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new ApplianceConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  return value;
+}
+
+function syncSettings(env: Env): ApplianceConfig['sync'] {
+  const credential = present(env, 'APPLIANCE_CLOUD_CREDENTIAL');
+  if (credential !== undefined && !/^sak_[0-9a-f-]{36}\.[A-Za-z0-9_-]{20,}$/.test(credential))
+    throw new ApplianceConfigError(
+      'APPLIANCE_CLOUD_CREDENTIAL must be the sak_… credential the cloud issued at provisioning',
+    );
+  const schedule = present(env, 'APPLIANCE_SYNC_SCHEDULE') ?? '* * * * *';
+  if (!cron.validate(schedule))
+    throw new ApplianceConfigError(`APPLIANCE_SYNC_SCHEDULE must be a cron expression, got "${schedule}"`);
+  return {
+    credential,
+    batchSize: wholeNumber(env, 'APPLIANCE_SYNC_BATCH_SIZE', DEFAULT_BATCH_SIZE, 1, MAX_PUSH_CHANGES),
+    maxInFlight: wholeNumber(env, 'APPLIANCE_SYNC_IN_FLIGHT', 4, 1, 32),
+    schedule,
+  };
+}
+
 /** Reads and checks the appliance's environment; a bad value stops start-up naming the variable. */
 export function loadApplianceConfig(env: Env): ApplianceConfig {
   const rawPort = present(env, 'APPLIANCE_PORT') ?? '8090';
@@ -71,5 +107,6 @@ export function loadApplianceConfig(env: Env): ApplianceConfig {
     storeName: present(env, 'APPLIANCE_STORE_NAME') ?? 'Store',
     cloudUrl,
     logLevel: logLevel as ApplianceConfig['logLevel'],
+    sync: syncSettings(env),
   };
 }

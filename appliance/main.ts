@@ -16,6 +16,7 @@ export async function startAppliance(config: ApplianceConfig) {
     db.close();
     throw error;
   }
+  app.sync?.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {

@@ -147,14 +147,20 @@ export function createInventoryService(deps: {
           if (!store.item(c.inventory_item_id))
             throw errors.invalid(`body.components.${i}.inventory_item_id`, 'is not a stock item');
         });
-        store.replaceRecipe(
+        const version = store.replaceRecipe(
           menuItemId,
           components.map((c) => ({
             inventory_item_id: c.inventory_item_id,
             quantity_milli: toMilli(c.quantity),
           })),
         );
-        changes.recordChange({ table: 'recipes', rowId: menuItemId, operation: 'update', version: 1 });
+        changes.recordChange({
+          table: 'recipes',
+          rowId: menuItemId,
+          operation: version === 1 ? 'insert' : 'update',
+          version,
+          fields: store.recipeRow(menuItemId),
+        });
         return store
           .recipe(menuItemId)
           .map((c) => ({ inventory_item_id: c.inventory_item_id, quantity: fromMilli(c.quantity_milli) }));

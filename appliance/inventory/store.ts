@@ -40,6 +40,10 @@ export function createInventoryStore(db: ApplianceDatabase) {
     "select 1 from inventory_movements where kind = 'sale' and reference = ? limit 1",
   );
   const deleteRecipe = db.prepare('delete from recipes where menu_item_id = ?');
+  const bumpRecipeVersion = db.prepare(
+    `insert into recipe_versions (menu_item_id, version) values (?, 1)
+     on conflict (menu_item_id) do update set version = version + 1 returning version`,
+  );
   const insertRecipe = db.prepare(
     'insert into recipes (menu_item_id, inventory_item_id, quantity_milli) values (?, ?, ?)',
   );
@@ -52,13 +56,27 @@ export function createInventoryStore(db: ApplianceDatabase) {
     move: (id: string, delta: number, at: string) => move.get(delta, at, id) as InventoryItemRow,
     insertMovement: (row: MovementRow) => insertMovement.run(row),
     saleRecorded: (reference: string) => saleRecorded.get(reference) !== undefined,
+    /** Replaces a menu item's recipe; answers the recipe's new version. */
     replaceRecipe(
       menuItemId: string,
       components: Array<{ inventory_item_id: string; quantity_milli: number }>,
-    ) {
+    ): number {
       deleteRecipe.run(menuItemId);
       for (const c of components) insertRecipe.run(menuItemId, c.inventory_item_id, c.quantity_milli);
+      return (bumpRecipeVersion.get(menuItemId) as { version: number }).version;
     },
+    /** The recipe as it syncs: one row per menu item, its components as JSON. */
+    recipeRow: (menuItemId: string) => ({
+      menu_item_id: menuItemId,
+      components: JSON.stringify(
+        (recipeOf.all(menuItemId) as Array<{ inventory_item_id: string; quantity_milli: number }>).map(
+          (c) => ({
+            inventory_item_id: c.inventory_item_id,
+            quantity_milli: c.quantity_milli,
+          }),
+        ),
+      ),
+    }),
     recipe: (menuItemId: string) =>
       recipeOf.all(menuItemId) as Array<{ inventory_item_id: string; quantity_milli: number }>,
   };

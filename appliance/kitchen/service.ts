@@ -65,8 +65,8 @@ export function createKitchenService(deps: KitchenDeps) {
   }
 
   function saveTicket(ticket: TicketRow, patch: Partial<Pick<TicketRow, 'priority' | 'status' | 'done_at'>>) {
-    const version = store.updateTicket({ ...ticket, ...patch });
-    changes.recordChange({ table: 'tickets', rowId: ticket.id, operation: 'update', version });
+    // Tickets are the kitchen's working state and stay on the appliance: no outbox row.
+    store.updateTicket({ ...ticket, ...patch });
     const saved = toTicket(requireTicket(ticket.id), store.items(ticket.id));
     changes.emit('kds.ticket_updated', saved);
     return saved;
@@ -110,7 +110,6 @@ export function createKitchenService(deps: KitchenDeps) {
         bumped_at: null,
       });
     }
-    changes.recordChange({ table: 'tickets', rowId: row.id, operation: 'insert', version: 1 });
     const ticket = toTicket(row, store.items(row.id));
     changes.emit('kds.ticket_opened', ticket);
     return ticket;

@@ -1,6 +1,7 @@
 /**
- * The time clock: clock in and out, breaks, and managers' corrections. Owns time_punches, an
- * append-only log: corrections add a punch that replaces an earlier one.
+ * The time clock: clock in and out, breaks, and managers' corrections. Owns time_punches: each
+ * punch is a merge row (a Yjs document of its fields), corrected in place, so a correction at the
+ * store and an edit in the cloud both survive sync.
  */
 export {
   createTimeClockService,

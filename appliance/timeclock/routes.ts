@@ -32,7 +32,7 @@ export async function timeClockRoutes(app: FastifyInstance, { timeclock }: TimeC
     },
     async (request, reply) => {
       const { userId } = requireAuth(request);
-      const created = timeclock.punch(userId, request.body.kind);
+      const created = timeclock.punch(userId, request.body.kind, request.body.note);
       reply.code(201);
       return envelope(request.id, created);
     },
@@ -63,14 +63,16 @@ export async function timeClockRoutes(app: FastifyInstance, { timeclock }: TimeC
         summary: 'Move a punch in time, saying why (managers only)',
         params: schemas.PunchParamsSchema,
         body: schemas.CorrectionSchema,
-        response: { 201: punch, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 200: punch, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const { userId } = requireAuth(request);
-      const corrected = timeclock.correct(request.params.punch_id, { ...request.body, managerId: userId });
-      reply.code(201);
-      return envelope(request.id, corrected);
+      // An edit of the punch in place: the same id, its version one higher.
+      return envelope(
+        request.id,
+        timeclock.correct(request.params.punch_id, { ...request.body, managerId: userId }),
+      );
     },
   );
 }

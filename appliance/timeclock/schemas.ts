@@ -9,10 +9,15 @@ const Kind = Type.Union([
   Type.Literal('break_end'),
 ]);
 
-export const NewPunchSchema = Type.Object({ kind: Kind }, { additionalProperties: false });
+const Note = Type.String({ minLength: 1, maxLength: 500 });
+
+export const NewPunchSchema = Type.Object(
+  { kind: Kind, note: Type.Optional(Note) },
+  { additionalProperties: false },
+);
 
 export const CorrectionSchema = Type.Object(
-  { at: Timestamp, reason: Type.String({ minLength: 1, maxLength: 500 }) },
+  { at: Timestamp, reason: Type.String({ minLength: 1, maxLength: 500 }), note: Type.Optional(Note) },
   { additionalProperties: false },
 );
 
@@ -23,10 +28,12 @@ export const PunchSchema = Type.Object({
   staff_id: Type.String(),
   kind: Kind,
   at: Timestamp,
-  replaces: Type.Union([Uuid, Type.Null()]),
+  note: Type.Union([Type.String(), Type.Null()]),
   corrected_by: Type.Union([Type.String(), Type.Null()]),
   reason: Type.Union([Type.String(), Type.Null()]),
   created_at: Timestamp,
+  /** Goes up by one with each edit of the punch. */
+  version: Type.Integer({ minimum: 1 }),
 });
 
 export const ShiftSchema = Type.Object({

@@ -1,22 +1,41 @@
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, InvalidRequestError, NotFoundError } from '../../shared/http/errors.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
+import {
+  createRowDoc,
+  encodeRowDoc,
+  type FieldValue,
+  loadRowDoc,
+  readFields,
+  writeFields,
+} from '../../shared/sync/merge-doc.ts';
+import { SYNC_TABLES } from '../../shared/sync/registry.ts';
 import type { ChangeLog } from '../db/change-log.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
 
 export type PunchKind = 'clock_in' | 'clock_out' | 'break_start' | 'break_end';
 export type ShiftState = 'off' | 'working' | 'on_break';
 
-interface PunchRow {
+/** The columns a punch's document holds, as the sync registry lists them. */
+interface PunchFields {
   id: string;
   staff_id: string;
   kind: PunchKind;
   at: string;
-  replaces: string | null;
+  note: string | null;
   corrected_by: string | null;
   reason: string | null;
   created_at: string;
 }
+
+interface PunchRow extends PunchFields {
+  version: number;
+  doc: string | null;
+}
+
+type RowDoc = ReturnType<typeof createRowDoc>;
+
+const COLUMNS = Object.keys(SYNC_TABLES.time_punches.columns) as Array<keyof PunchFields>;
 
 /** Which punch each state allows, and where it leads. */
 const TRANSITIONS: Record<ShiftState, Partial<Record<PunchKind, ShiftState>>> = {
@@ -32,12 +51,71 @@ const punchNotAllowed = (state: ShiftState, kind: PunchKind) =>
     `A ${kind.replace('_', ' ')} is not possible while ${state.replace('_', ' ')}`,
   );
 
-export const toPunch = (row: PunchRow) => ({ ...row });
+const columnsOf = (row: PunchFields): Record<string, FieldValue> =>
+  Object.fromEntries(COLUMNS.map((column) => [column, row[column]]));
+
+/** The row's columns are whatever its document resolves to. */
+function materialise(doc: RowDoc): PunchFields {
+  const fields = readFields(doc);
+  const text = (column: keyof PunchFields) => {
+    const value = fields[column];
+    return typeof value === 'string' ? value : null;
+  };
+  return {
+    id: String(fields.id),
+    staff_id: String(fields.staff_id),
+    kind: fields.kind as PunchKind,
+    at: String(fields.at),
+    note: text('note'),
+    corrected_by: text('corrected_by'),
+    reason: text('reason'),
+    created_at: String(fields.created_at),
+  };
+}
+
+const encode = (doc: RowDoc) => Buffer.from(encodeRowDoc(doc)).toString('base64');
+
+export const toPunch = (row: PunchFields & { version: number }) => ({
+  id: row.id,
+  staff_id: row.staff_id,
+  kind: row.kind,
+  at: row.at,
+  note: row.note,
+  corrected_by: row.corrected_by,
+  reason: row.reason,
+  created_at: row.created_at,
+  version: row.version,
+});
 export type Punch = ReturnType<typeof toPunch>;
 
+function validateCorrection(input: { at: string; reason: string }) {
+  if (Number.isNaN(Date.parse(input.at))) {
+    throw new InvalidRequestError('The request is invalid', [
+      { field: 'body.at', message: 'must be an ISO 8601 time' },
+    ]);
+  }
+  if (input.reason.trim() === '') {
+    throw new InvalidRequestError('The request is invalid', [
+      { field: 'body.reason', message: 'must say why' },
+    ]);
+  }
+}
+
+/** Replays punches in order; undefined when they do not make a valid sequence. */
+function replay(punches: Array<Pick<PunchFields, 'kind'>>): ShiftState | undefined {
+  let state: ShiftState = 'off';
+  for (const punch of punches) {
+    const next: ShiftState | undefined = TRANSITIONS[state][punch.kind];
+    if (!next) return undefined;
+    state = next;
+  }
+  return state;
+}
+
 /**
- * The time clock: staff clock in and out and take breaks; a manager can correct a punch. The
- * punches in force are those no later punch replaces.
+ * The time clock: staff clock in and out and take breaks; a manager can correct a punch. A punch is
+ * one row, edited in place through its Yjs document so edits here and in the cloud both survive.
+ * Rows written before that kept corrections as new rows (`replaces`); a replaced one is not in force.
  */
 export function createTimeClockService(deps: {
   db: ApplianceDatabase;
@@ -47,88 +125,101 @@ export function createTimeClockService(deps: {
 }) {
   const { db, changes, clock } = deps;
   const insert = db.prepare(
-    `insert into time_punches (id, staff_id, kind, at, replaces, corrected_by, reason, created_at)
-     values (@id, @staff_id, @kind, @at, @replaces, @corrected_by, @reason, @created_at)`,
+    `insert into time_punches (id, staff_id, kind, at, note, corrected_by, reason, created_at, version, updated_at, doc)
+     values (@id, @staff_id, @kind, @at, @note, @corrected_by, @reason, @created_at, @version, @updated_at, @doc)`,
+  );
+  const update = db.prepare(
+    `update time_punches set staff_id = @staff_id, kind = @kind, at = @at, note = @note,
+       corrected_by = @corrected_by, reason = @reason, created_at = @created_at,
+       version = @version, updated_at = @updated_at, doc = @doc
+     where id = @id`,
   );
   const inForce = db.prepare(
-    `select * from time_punches p where staff_id = ?
+    `select id, staff_id, kind, at, note, corrected_by, reason, created_at, version
+     from time_punches p where staff_id = ?
        and not exists (select 1 from time_punches c where c.replaces = p.id)
      order by at, created_at`,
   );
-  const byId = db.prepare('select * from time_punches where id = ?');
+  const byId = db.prepare(
+    'select id, staff_id, kind, at, note, corrected_by, reason, created_at, version, doc from time_punches where id = ?',
+  );
 
-  const punchesOf = (staffId: string) => inForce.all(staffId) as PunchRow[];
+  const punchesOf = (staffId: string) => inForce.all(staffId) as Array<PunchFields & { version: number }>;
 
-  /** Replays the punches in force; undefined when they do not make a valid sequence. */
-  function replay(punches: Array<Pick<PunchRow, 'kind'>>): ShiftState | undefined {
-    let state: ShiftState = 'off';
-    for (const punch of punches) {
-      const next: ShiftState | undefined = TRANSITIONS[state][punch.kind];
-      if (!next) return undefined;
-      state = next;
-    }
-    return state;
+  /** A legacy row has no document yet: its current columns become one, under a single stamp. */
+  function docOf(row: PunchRow): RowDoc {
+    if (row.doc !== null) return loadRowDoc(Buffer.from(row.doc, 'base64'), changes.docClientId);
+    const doc = createRowDoc(changes.docClientId);
+    writeFields(doc, columnsOf(row), changes.stamp());
+    return doc;
   }
 
-  function add(row: PunchRow) {
-    insert.run(row);
-    changes.recordChange({ table: 'time_punches', rowId: row.id, operation: 'insert', version: 1 });
-    return toPunch(row);
+  /** Writes the row as its document says, and its outbox row; call inside the transaction. */
+  function save(doc: RowDoc, operation: 'insert' | 'update', version: number) {
+    const fields = materialise(doc);
+    const encoded = encode(doc);
+    (operation === 'insert' ? insert : update).run({
+      ...fields,
+      version,
+      updated_at: clock.now().toISOString(),
+      doc: encoded,
+    });
+    changes.recordChange({ table: 'time_punches', rowId: fields.id, operation, version, doc: encoded });
+    return toPunch({ ...fields, version });
+  }
+
+  function assertStillInOrder(punches: Array<PunchFields>, punchId: string, at: string) {
+    const proposed = punches
+      .map((p) => (p.id === punchId ? { ...p, at } : p))
+      .sort((a, b) => a.at.localeCompare(b.at));
+    if (replay(proposed) === undefined)
+      throw new AppError(409, 'PUNCH_ORDER_INVALID', 'The corrected time puts the punches out of order');
   }
 
   return {
     state: (staffId: string): ShiftState => replay(punchesOf(staffId)) ?? 'off',
     punches: (staffId: string) => punchesOf(staffId).map(toPunch),
 
-    punch(staffId: string, kind: PunchKind) {
+    punch(staffId: string, kind: PunchKind, note: string | null = null) {
       return db.transaction(() => {
         const state = replay(punchesOf(staffId)) ?? 'off';
         if (!TRANSITIONS[state][kind]) throw punchNotAllowed(state, kind);
         const at = clock.now().toISOString();
-        return add({
+        const row: PunchFields = {
           id: deps.newId(),
           staff_id: staffId,
           kind,
           at,
-          replaces: null,
+          note,
           corrected_by: null,
           reason: null,
           created_at: at,
-        });
+        };
+        const doc = createRowDoc(changes.docClientId);
+        writeFields(doc, columnsOf(row), changes.stamp());
+        return save(doc, 'insert', 1);
       })();
     },
 
     /** A manager moves a punch in time; refused when the day would no longer add up. */
-    correct(punchId: string, input: { at: string; managerId: string; reason: string }) {
-      if (Number.isNaN(Date.parse(input.at))) {
-        throw new InvalidRequestError('The request is invalid', [
-          { field: 'body.at', message: 'must be an ISO 8601 time' },
-        ]);
-      }
-      if (input.reason.trim() === '') {
-        throw new InvalidRequestError('The request is invalid', [
-          { field: 'body.reason', message: 'must say why' },
-        ]);
-      }
+    correct(punchId: string, input: { at: string; managerId: string; reason: string; note?: string }) {
+      validateCorrection(input);
       return db.transaction(() => {
-        const original = byId.get(punchId) as PunchRow | undefined;
-        const current = original && punchesOf(original.staff_id).find((p) => p.id === punchId);
-        if (!original || !current) throw new NotFoundError('Punch', 'PUNCH_NOT_FOUND');
+        const row = byId.get(punchId) as PunchRow | undefined;
+        const punches = row ? punchesOf(row.staff_id) : [];
+        if (!row || !punches.some((p) => p.id === punchId))
+          throw new NotFoundError('Punch', 'PUNCH_NOT_FOUND');
         const at = new Date(input.at).toISOString();
-        const proposed = punchesOf(original.staff_id)
-          .map((p) => (p.id === punchId ? { ...p, at } : p))
-          .sort((a, b) => a.at.localeCompare(b.at));
-        if (replay(proposed) === undefined)
-          throw new AppError(409, 'PUNCH_ORDER_INVALID', 'The corrected time puts the punches out of order');
-        return add({
-          ...original,
-          id: deps.newId(),
+        assertStillInOrder(punches, punchId, at);
+        const doc = docOf(row);
+        const edit: Record<string, FieldValue> = {
           at,
-          replaces: punchId,
           corrected_by: input.managerId,
           reason: input.reason.trim(),
-          created_at: clock.now().toISOString(),
-        });
+          ...(input.note === undefined ? {} : { note: input.note }),
+        };
+        writeFields(doc, edit, changes.stamp());
+        return save(doc, 'update', row.version + 1);
       })();
     },
   };

@@ -316,7 +316,7 @@ export function createSyncService(deps: SyncDeps) {
       const [id, secret] = credential.slice(CREDENTIAL_PREFIX.length).split('.');
       if (!id || !secret || id.length > 64) return undefined;
       const row = await queries.appliance(db, id);
-      if (!row || row.status !== 'active') return undefined;
+      if (row?.status !== 'active') return undefined;
       const expected = Buffer.from(row.secret_digest);
       const actual = Buffer.from(digestSecret(secret));
       if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;

@@ -8,6 +8,7 @@ import * as payments from './0006-payments.ts';
 import * as inventory from './0007-inventory.ts';
 import * as timeclock from './0008-timeclock.ts';
 import * as kitchen from './0009-kitchen.ts';
+import * as sync from './0010-sync.ts';
 
 export interface ApplianceMigration {
   version: number;
@@ -26,4 +27,5 @@ export const migrations: ApplianceMigration[] = [
   inventory.migration,
   timeclock.migration,
   kitchen.migration,
+  sync.migration,
 ];

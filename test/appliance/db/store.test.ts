@@ -42,32 +42,59 @@ describe('appliance store', () => {
   });
 
   it('writes outbox rows and events only inside the command’s transaction, and rolls them back with it', () => {
-    const db = openApplianceDb(tempDir(), [...migrations, notes]);
+    const db = openApplianceDb(tempDir());
+    const insertStation = db.prepare(
+      "insert into stations (id, name, position, version, updated_at) values (?, ?, 0, 1, '2026-01-01T00:00:00.000Z')",
+    );
     const log = createChangeLog(db, { clock: createManualClock(), newId, locationId: LOCATION });
     expect(() => log.emit('order.created', {})).toThrow(/inside the command's transaction/);
     expect(() =>
       db.transaction(() => {
-        db.prepare('insert into notes values (?, ?)').run('n1', 'kept?');
-        log.recordChange({ table: 'notes', rowId: 'n1', operation: 'insert', version: 1 });
+        insertStation.run('n1', 'Grill');
+        log.recordChange({ table: 'stations', rowId: 'n1', operation: 'insert', version: 1 });
         log.emit('order.created', { id: 'n1' });
         throw new Error('the command failed half-way');
       })(),
     ).toThrow('half-way');
     const counts = db
       .prepare(
-        'select (select count(*) from notes) n, (select count(*) from outbox) o, (select count(*) from events) e',
+        'select (select count(*) from stations) n, (select count(*) from outbox) o, (select count(*) from events) e',
       )
       .get();
     expect(counts).toEqual({ n: 0, o: 0, e: 0 });
 
     db.transaction(() => {
-      db.prepare('insert into notes values (?, ?)').run('n2', 'kept');
-      log.recordChange({ table: 'notes', rowId: 'n2', operation: 'insert', version: 1 });
+      insertStation.run('n2', 'Grill');
+      log.recordChange({ table: 'stations', rowId: 'n2', operation: 'insert', version: 1 });
       log.emit('order.created', { id: 'n2' });
     })();
-    expect(db.prepare('select table_name, row_id, operation, row_version from outbox').all()).toEqual([
-      { table_name: 'notes', row_id: 'n2', operation: 'insert', row_version: 1 },
+    // The row as written travels with its change; a catalog event is queued for the cloud too.
+    const outbox = db
+      .prepare(
+        'select table_name, row_id, operation, row_version, base_version, fields from outbox order by seq',
+      )
+      .all() as Array<Record<string, unknown>>;
+    expect(outbox.map(({ fields: _, ...rest }) => rest)).toEqual([
+      { table_name: 'stations', row_id: 'n2', operation: 'insert', row_version: 1, base_version: 0 },
+      {
+        table_name: 'events',
+        row_id: expect.any(String),
+        operation: 'insert',
+        row_version: 1,
+        base_version: 0,
+      },
     ]);
+    expect(JSON.parse(outbox[0]?.fields as string)).toEqual({
+      id: 'n2',
+      name: 'Grill',
+      position: 0,
+      updated_at: '2026-01-01T00:00:00.000Z',
+    });
+    expect(() =>
+      db.transaction(() =>
+        log.recordChange({ table: 'tickets' as never, rowId: 'x', operation: 'insert', version: 1 }),
+      )(),
+    ).toThrow(/not a table the appliance syncs up/);
     expect(db.prepare('select type, location_id, data from events').get()).toEqual({
       type: 'order.created',
       location_id: LOCATION,
@@ -105,18 +132,18 @@ describe('appliance store', () => {
     });
     await new Promise((resolve) => child.once('exit', resolve));
 
-    const db = openApplianceDb(dir, [...migrations, notes]);
+    const db = openApplianceDb(dir);
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     const ids = new Set(
-      (db.prepare('select id from notes').all() as Array<{ id: string }>).map((row) => row.id),
+      (db.prepare('select id from stations').all() as Array<{ id: string }>).map((row) => row.id),
     );
     for (const id of acknowledged) expect(ids.has(id)).toBe(true);
     const counts = db
       .prepare(
-        'select (select count(*) from notes) n, (select count(*) from outbox) o, (select count(*) from events) e, (select count(distinct row_id) from outbox) d',
+        "select (select count(*) from stations) n, (select count(*) from outbox where table_name = 'stations') o, (select count(*) from events) e, (select count(*) from outbox where table_name = 'events') d",
       )
       .get() as Record<string, number>;
-    // Nothing half-written: each committed note has exactly one outbox row and one event.
+    // Nothing half-written: each committed station has exactly one outbox row and one event, queued once.
     expect(counts.n).toBeGreaterThanOrEqual(acknowledged.length);
     expect(counts.o).toBe(counts.n);
     expect(counts.e).toBe(counts.n);

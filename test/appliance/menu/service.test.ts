@@ -30,7 +30,11 @@ afterEach(() => {
 });
 
 const outbox = () =>
-  db.prepare('select table_name, row_id, operation, row_version from outbox order by seq').all();
+  db
+    .prepare(
+      "select table_name, row_id, operation, row_version from outbox where table_name <> 'events' order by seq",
+    )
+    .all();
 const events = () =>
   (
     db.prepare('select type, data from events order by seq').all() as Array<{ type: string; data: string }>

@@ -38,6 +38,21 @@ describe('timeclock routes', () => {
     expect((await call(manager, 'GET', '/timeclock/me')).json().data).toEqual({ state: 'off', punches: [] });
   });
 
+  it('keeps a note given with a punch or a correction', async () => {
+    const created = await call(cashier, 'POST', '/timeclock/punches', { kind: 'clock_in', note: 'bus late' });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().data).toMatchObject({ note: 'bus late', version: 1 });
+    const url = `/timeclock/punches/${created.json().data.id}/correct`;
+    const body = { at: '2026-06-10T12:30:00.000Z', reason: 'started early', note: 'opened the store' };
+    expect((await call(manager, 'POST', url, body)).json().data).toMatchObject({
+      note: 'opened the store',
+      version: 2,
+    });
+    expect(
+      (await call(cashier, 'POST', '/timeclock/punches', { kind: 'clock_out', note: '' })).statusCode,
+    ).toBe(400);
+  });
+
   it('refuses an impossible punch', async () => {
     const response = await punch(cashier, 'clock_out');
     expect(response.statusCode).toBe(409);
@@ -52,17 +67,20 @@ describe('timeclock routes', () => {
     const url = `/timeclock/punches/${punchId}/correct`;
     expect((await call(cashier, 'POST', url, correction)).statusCode).toBe(403);
     const corrected = await call(manager, 'POST', url, correction);
-    expect(corrected.statusCode).toBe(201);
-    expect(corrected.json().data).toMatchObject({
+    expect(corrected.statusCode).toBe(200);
+    expect(corrected.json().data).toEqual({
+      id: punchId,
       staff_id: CASHIER,
       kind: 'clock_in',
       at: correction.at,
-      replaces: punchId,
+      note: null,
       corrected_by: MANAGER,
       reason: 'forgot to clock in',
+      created_at: '2026-06-10T13:00:00.000Z',
+      version: 2,
     });
     const me = (await call(cashier, 'GET', '/timeclock/me')).json().data;
-    expect(me).toMatchObject({ state: 'working', punches: [{ at: correction.at }] });
+    expect(me).toMatchObject({ state: 'working', punches: [{ id: punchId, at: correction.at, version: 2 }] });
     expect(me.punches).toHaveLength(1);
     const unknown = '01900000-0000-7000-8000-0000000000ff';
     expect(

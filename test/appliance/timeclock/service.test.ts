@@ -7,6 +7,8 @@ import { type ApplianceDatabase, openApplianceDb } from '../../../appliance/db/i
 import { createTimeClockService, type TimeClockService } from '../../../appliance/timeclock/index.ts';
 import { createManualClock, type ManualClock } from '../../../shared/clock.ts';
 import { newId } from '../../../shared/ids.ts';
+import { loadRowDoc, readFields } from '../../../shared/sync/merge-doc.ts';
+import { SYNC_TABLES } from '../../../shared/sync/registry.ts';
 
 const LOCATION = '01900000-0000-7000-8000-000000000001';
 
@@ -63,34 +65,140 @@ describe('time clock', () => {
     ).toBe(4);
   });
 
-  it('lets a manager move a punch, keeping the original and refusing a time that breaks the order', () => {
+  it('lets a manager move a punch in place, refusing a time that breaks the order', () => {
     const clockIn = timeclock.punch('bob', 'clock_in');
     clock.advance(8 * 3_600_000);
     timeclock.punch('bob', 'clock_out');
     const corrected = timeclock.correct(clockIn.id, {
       at: '2026-06-10T12:45:00.000Z',
       managerId: 'mgr',
-      reason: 'forgot to clock in',
+      reason: ' forgot to clock in ',
     });
-    expect(corrected).toMatchObject({
-      kind: 'clock_in',
+    expect(corrected).toEqual({
+      ...clockIn,
       at: '2026-06-10T12:45:00.000Z',
-      replaces: clockIn.id,
       corrected_by: 'mgr',
+      reason: 'forgot to clock in',
+      version: 2,
     });
-    expect(timeclock.punches('bob').map((p) => p.at)).toEqual([
-      '2026-06-10T12:45:00.000Z',
-      '2026-06-10T21:00:00.000Z',
-    ]);
-    expect(db.prepare('select count(*) n from time_punches').get()).toEqual({ n: 3 });
+    expect(timeclock.punches('bob')).toEqual([corrected, expect.objectContaining({ kind: 'clock_out' })]);
+    expect(db.prepare('select count(*) n from time_punches').get()).toEqual({ n: 2 });
     expect(() =>
-      timeclock.correct(corrected.id, { at: '2026-06-10T22:00:00.000Z', managerId: 'mgr', reason: 'typo' }),
-    ).toThrow(expect.objectContaining({ code: 'PUNCH_ORDER_INVALID' }));
+      timeclock.correct(clockIn.id, { at: '2026-06-10T22:00:00.000Z', managerId: 'mgr', reason: 'typo' }),
+    ).toThrow(expect.objectContaining({ code: 'PUNCH_ORDER_INVALID', status: 409 }));
     expect(() =>
-      timeclock.correct(clockIn.id, { at: '2026-06-10T12:50:00.000Z', managerId: 'mgr', reason: 'again' }),
-    ).toThrow(expect.objectContaining({ code: 'PUNCH_NOT_FOUND' }));
-    expect(() => timeclock.correct(corrected.id, { at: 'yesterday', managerId: 'mgr', reason: 'x' })).toThrow(
+      timeclock.correct(newId(), { at: '2026-06-10T12:50:00.000Z', managerId: 'mgr', reason: 'again' }),
+    ).toThrow(expect.objectContaining({ code: 'PUNCH_NOT_FOUND', status: 404 }));
+    expect(() => timeclock.correct(clockIn.id, { at: 'yesterday', managerId: 'mgr', reason: 'x' })).toThrow(
       expect.objectContaining({ details: [{ field: 'body.at', message: 'must be an ISO 8601 time' }] }),
     );
+    expect(() =>
+      timeclock.correct(clockIn.id, { at: '2026-06-10T12:50:00.000Z', managerId: 'mgr', reason: ' ' }),
+    ).toThrow(expect.objectContaining({ details: [{ field: 'body.reason', message: 'must say why' }] }));
+    expect(storedPunch(clockIn.id)).toMatchObject({ at: '2026-06-10T12:45:00.000Z', version: 2 });
   });
+
+  it('records each write once in the outbox, with the version it was based on and the document', () => {
+    const clockIn = timeclock.punch('cat', 'clock_in', 'bus late');
+    clock.advance(60_000);
+    timeclock.correct(clockIn.id, { at: '2026-06-10T12:55:00.000Z', managerId: 'mgr', reason: 'early' });
+    clock.advance(60_000);
+    timeclock.correct(clockIn.id, {
+      at: '2026-06-10T12:50:00.000Z',
+      managerId: 'boss',
+      reason: 'earlier',
+      note: 'opened up',
+    });
+    const outbox = db
+      .prepare(
+        "select operation, row_version, base_version, fields, doc from outbox where table_name = 'time_punches' and row_id = ? order by hlc",
+      )
+      .all(clockIn.id) as Array<{
+      operation: string;
+      row_version: number;
+      base_version: number;
+      fields: string;
+      doc: string;
+    }>;
+    expect(
+      outbox.map(({ operation, row_version, base_version }) => [operation, row_version, base_version]),
+    ).toEqual([
+      ['insert', 1, 0],
+      ['update', 2, 1],
+      ['update', 3, 2],
+    ]);
+    for (const change of outbox) expect(JSON.parse(change.fields)).toEqual(decode(change.doc));
+    const row = storedPunch(clockIn.id);
+    expect(row).toMatchObject({
+      at: '2026-06-10T12:50:00.000Z',
+      note: 'opened up',
+      corrected_by: 'boss',
+      reason: 'earlier',
+      version: 3,
+      updated_at: '2026-06-10T13:02:00.000Z',
+      doc: outbox[2]?.doc,
+    });
+    expect(decode(row.doc as string)).toEqual(columnsOf(row));
+  });
+
+  it('corrects a punch written before punches had documents, leaving replaced ones out of force', () => {
+    const original = legacyPunch({ at: '2026-06-10T09:00:00.000Z' });
+    const replacement = legacyPunch({
+      at: '2026-06-10T08:30:00.000Z',
+      replaces: original.id,
+      corrected_by: 'mgr',
+      reason: 'old fix',
+    });
+    expect(timeclock.punches('dan').map((p) => p.id)).toEqual([replacement.id]);
+    expect(timeclock.state('dan')).toBe('working');
+    expect(() =>
+      timeclock.correct(original.id, { at: '2026-06-10T08:00:00.000Z', managerId: 'mgr', reason: 'x' }),
+    ).toThrow(expect.objectContaining({ code: 'PUNCH_NOT_FOUND' }));
+
+    const corrected = timeclock.correct(replacement.id, {
+      at: '2026-06-10T08:15:00.000Z',
+      managerId: 'boss',
+      reason: 'new fix',
+    });
+    expect(corrected).toMatchObject({ id: replacement.id, at: '2026-06-10T08:15:00.000Z', version: 2 });
+    const row = storedPunch(replacement.id);
+    expect(row.replaces).toBe(original.id);
+    expect(decode(row.doc as string)).toEqual(columnsOf(row));
+    expect(decode(row.doc as string)).toMatchObject({
+      staff_id: 'dan',
+      kind: 'clock_in',
+      created_at: original.at,
+    });
+    expect(
+      db
+        .prepare('select operation, row_version, base_version from outbox where row_id = ?')
+        .all(replacement.id),
+    ).toEqual([{ operation: 'update', row_version: 2, base_version: 1 }]);
+  });
+
+  const COLUMNS = Object.keys(SYNC_TABLES.time_punches.columns);
+  const columnsOf = (row: Record<string, unknown>) =>
+    Object.fromEntries(COLUMNS.map((column) => [column, row[column]]));
+  const decode = (doc: string) => readFields(loadRowDoc(Buffer.from(doc, 'base64'), 7));
+  const storedPunch = (id: string) =>
+    db.prepare('select * from time_punches where id = ?').get(id) as Record<string, unknown>;
+
+  function legacyPunch(overrides: Record<string, unknown>) {
+    const row = {
+      id: newId(),
+      staff_id: 'dan',
+      kind: 'clock_in',
+      at: '2026-06-10T09:00:00.000Z',
+      replaces: null,
+      corrected_by: null,
+      reason: null,
+      created_at: '2026-06-10T09:00:00.000Z',
+      ...overrides,
+    };
+    db.prepare(
+      `insert into time_punches (id, staff_id, kind, at, replaces, corrected_by, reason, created_at)
+       values (@id, @staff_id, @kind, @at, @replaces, @corrected_by, @reason, @created_at)`,
+    ).run(row);
+    return row;
+  }
 });

@@ -1,0 +1,137 @@
+/**
+ * Writes rows that come from the cloud (pulled changes, snapshot rows, conflict winners) into
+ * the appliance's replica. These writes are the cloud's, so they make no outbox rows; each table's
+ * rule from the registry decides how a row lands.
+ */
+import { Buffer } from 'node:buffer';
+import type Database from 'better-sqlite3';
+import { encodeRowDoc, loadRowDoc, mergeUpdate, readFields } from '../../shared/sync/merge-doc.ts';
+import type { RowState } from '../../shared/sync/protocol.ts';
+import { isSyncTable, SYNC_TABLES, type SyncTableName } from '../../shared/sync/registry.ts';
+import type { ApplianceDatabase } from '../db/index.ts';
+
+/** Columns a local table has beyond the synced ones, and what a row from the cloud gets there. */
+const LOCAL_DEFAULTS: Partial<Record<SyncTableName, Record<string, unknown>>> = {
+  inventory_items: { quantity_milli: 0 },
+};
+
+export function createReplica(db: ApplianceDatabase, docClientId: number) {
+  const statements = new Map<string, Database.Statement<unknown[]>>();
+  const prepare = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+  const pendingFor = db.prepare(
+    'select 1 from outbox where table_name = ? and row_id = ? and pushed_at is null limit 1',
+  );
+
+  /** Upserts a server_wins row with the cloud's version. */
+  function upsert(table: SyncTableName, fields: Record<string, unknown>, version: number) {
+    const spec = SYNC_TABLES[table];
+    const defaults = LOCAL_DEFAULTS[table] ?? {};
+    const columns = [...Object.keys(spec.columns), 'version', ...Object.keys(defaults)];
+    const updates = [...Object.keys(spec.columns), 'version'].filter((c) => c !== spec.key);
+    prepare(
+      `insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})
+       on conflict (${spec.key}) do update set ${updates.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+    ).run({ ...defaults, ...fields, version });
+  }
+
+  function remove(table: SyncTableName, rowId: string) {
+    prepare(`delete from ${table} where ${SYNC_TABLES[table].key} = ?`).run(rowId);
+  }
+
+  function applyRecipe(fields: Record<string, unknown>, version: number) {
+    const menuItemId = String(fields.menu_item_id);
+    const components = JSON.parse(String(fields.components)) as Array<{
+      inventory_item_id: string;
+      quantity_milli: number;
+    }>;
+    prepare('delete from recipes where menu_item_id = ?').run(menuItemId);
+    const insert = prepare(
+      'insert into recipes (menu_item_id, inventory_item_id, quantity_milli) values (?, ?, ?)',
+    );
+    for (const c of components) insert.run(menuItemId, c.inventory_item_id, c.quantity_milli);
+    prepare(
+      `insert into recipe_versions (menu_item_id, version) values (?, ?)
+       on conflict (menu_item_id) do update set version = excluded.version`,
+    ).run(menuItemId, version);
+  }
+
+  /** A movement counts once, and moves its item's quantity as it lands. */
+  function applyMovement(fields: Record<string, unknown>) {
+    const inserted = prepare(
+      `insert into inventory_movements (id, inventory_item_id, kind, delta_milli, reference, created_at)
+       values (@id, @inventory_item_id, @kind, @delta_milli, @reference, @created_at) on conflict do nothing`,
+    ).run(fields);
+    if (inserted.changes === 1)
+      prepare('update inventory_items set quantity_milli = quantity_milli + ? where id = ?').run(
+        fields.delta_milli,
+        fields.inventory_item_id,
+      );
+  }
+
+  /** A punch's document takes the cloud's state in; its columns are read back from the merge. */
+  function applyPunch(row: RowState) {
+    if (!row.doc) return;
+    const existing = prepare('select doc from time_punches where id = ?').get(row.row_id) as
+      | { doc: string | null }
+      | undefined;
+    const doc = loadRowDoc(
+      existing?.doc ? Buffer.from(existing.doc, 'base64') : new Uint8Array(),
+      docClientId,
+    );
+    mergeUpdate(doc, Buffer.from(row.doc, 'base64'));
+    const fields = readFields(doc);
+    const encoded = Buffer.from(encodeRowDoc(doc)).toString('base64');
+    prepare(
+      `insert into time_punches (id, staff_id, kind, at, note, corrected_by, reason, created_at, version, updated_at, doc)
+       values (@id, @staff_id, @kind, @at, @note, @corrected_by, @reason, @created_at, @version, @updated_at, @doc)
+       on conflict (id) do update set staff_id = excluded.staff_id, kind = excluded.kind, at = excluded.at,
+         note = excluded.note, corrected_by = excluded.corrected_by, reason = excluded.reason,
+         version = max(time_punches.version, excluded.version), updated_at = excluded.updated_at, doc = excluded.doc`,
+    ).run({ ...fields, version: row.version, updated_at: new Date().toISOString(), doc: encoded });
+  }
+
+  function applyStaff(fields: Record<string, unknown>, version: number) {
+    upsert('staff', fields, version);
+    // A person disabled in the cloud stops working here at once, sessions included.
+    if (fields.status !== 'active')
+      prepare(
+        "update appliance_sessions set status = 'ended', ended_at = ? where staff_id = ? and status = 'active'",
+      ).run(new Date().toISOString(), fields.id);
+  }
+
+  return {
+    /** Whether the appliance has changes of this row the cloud has not answered yet. */
+    hasPending: (table: string, rowId: string) => pendingFor.get(table, rowId) !== undefined,
+
+    /**
+     * Lands one row from the cloud. `force` is for a conflict's winner: it replaces the row even
+     * with local changes pending (those will conflict in turn, and the cloud's row stands).
+     */
+    apply(row: RowState, options: { force?: boolean } = {}) {
+      if (!isSyncTable(row.table)) return;
+      const table = row.table;
+      const strategy = SYNC_TABLES[table].strategy;
+      if (strategy === 'merge') return applyPunch(row);
+      if (strategy === 'append_only') {
+        if (table === 'inventory_movements' && row.fields) applyMovement(row.fields);
+        return;
+      }
+      // A row with changes still on their way is left alone: the push settles it, and a
+      // conflict brings the cloud's row back with force.
+      if (!options.force && pendingFor.get(table, row.row_id) !== undefined) return;
+      if (row.deleted || row.fields === null) return remove(table, row.row_id);
+      if (table === 'recipes') return applyRecipe(row.fields, row.version);
+      if (table === 'staff') return applyStaff(row.fields, row.version);
+      upsert(table, row.fields, row.version);
+    },
+  };
+}
+
+export type Replica = ReturnType<typeof createReplica>;

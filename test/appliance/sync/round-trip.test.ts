@@ -1,0 +1,140 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type ApplianceServices,
+  buildApplianceApp,
+  createApplianceServices,
+} from '../../../appliance/app.ts';
+import { loadApplianceConfig } from '../../../appliance/config.ts';
+import { type ApplianceDatabase, openApplianceDb } from '../../../appliance/db/index.ts';
+import { createSecretHasher } from '../../../cloud/identity/secrets.ts';
+import { systemClock } from '../../../shared/clock.ts';
+import { newId } from '../../../shared/ids.ts';
+import { createTestCloud, seedTenant, type TestCloud } from '../../support/cloud.ts';
+import { backends } from '../../support/stores.ts';
+
+const hasher = createSecretHasher({ memoryCost: 1024, timeCost: 1 });
+
+/** A real cloud on loopback and a real appliance syncing with it over HTTP. */
+describe.each(backends)('appliance and cloud in sync (%s)', (backend) => {
+  let cloud: TestCloud;
+  let dir: string;
+  let db: ApplianceDatabase;
+  let app: FastifyInstance;
+  let services: ApplianceServices;
+  let tenantId: string;
+  let locationId: string;
+
+  beforeEach(async () => {
+    cloud = await createTestCloud(backend);
+    const seeded = await seedTenant(cloud.services, 'acme');
+    tenantId = seeded.tenant.id;
+    locationId = seeded.location.id;
+    await cloud.services.tenancy.addUser(tenantId, {
+      email: 'bob@acme.test',
+      username: 'bob',
+      pin: '123456',
+      roles: ['staff'],
+    });
+    const cloudUrl = await cloud.app.listen({ host: '127.0.0.1', port: 0 });
+    const { credential } = await cloud.services.sync.provisionAppliance(tenantId, {
+      location_id: locationId,
+    });
+    dir = mkdtempSync(join(tmpdir(), 'appliance-sync-'));
+    db = openApplianceDb(dir);
+    const config = {
+      ...loadApplianceConfig({
+        TENANT_ID: tenantId,
+        LOCATION_ID: locationId,
+        CLOUD_URL: cloudUrl,
+        APPLIANCE_CLOUD_CREDENTIAL: credential,
+      }),
+      logLevel: 'silent' as const,
+    };
+    const deps = { db, clock: systemClock, newId, hasher };
+    services = createApplianceServices(config, deps);
+    app = await buildApplianceApp(config, deps, services);
+  });
+  afterEach(async () => {
+    await app.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+    await cloud.close();
+  });
+
+  const syncNow = async () => {
+    const round = await app.sync!.syncNow();
+    expect(round).toBeDefined();
+    return round!;
+  };
+
+  it('brings the cloud’s staff down, so a PIN set in the cloud signs in at the store', async () => {
+    await syncNow();
+    const login = await app.inject({
+      method: 'POST',
+      url: '/v1/auth/login/pin',
+      payload: { identifier: 'bob', pin: '123456' },
+    });
+    expect(login.statusCode).toBe(200);
+  });
+
+  it('pushes orders, items, payments and events, once, and the cloud keeps them', async () => {
+    const category = services.menu.createCategory({ name: 'Mains' });
+    const burger = services.menu.createItem({ category_id: category.id, name: 'Burger', price_minor: 1000 });
+    const order = await services.orders.create({
+      order_type: 'takeout',
+      items: [{ menu_item_id: burger.id, quantity: 2 }],
+    });
+    const totalMinor = Math.round(order.total * 100);
+    services.payments.record(order.id, { method: 'cash', amount_minor: totalMinor });
+
+    const round = await syncNow();
+    expect(round.pushed).toBeGreaterThanOrEqual(6);
+    expect(round.conflicts + round.rejected).toBe(0);
+    expect(await cloud.services.sync.row(tenantId, locationId, 'orders', order.id)).toMatchObject({
+      fields: { total_minor: totalMinor, status: 'open' },
+    });
+    expect(await cloud.services.sync.rows(tenantId, locationId, 'payments')).toHaveLength(1);
+    const events = await cloud.services.events.list(cloud.store.db, tenantId, { limit: 50 });
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['menu.item_updated', 'order.created', 'payment.processed']),
+    );
+    const status = await app.inject({ method: 'GET', url: '/v1/sync/status' });
+    expect(status.statusCode).toBe(401);
+    const again = await syncNow();
+    expect(again.pushed).toBe(0);
+  });
+
+  it('takes a price set in the cloud, and lets the cloud win a price changed on both sides', async () => {
+    const category = services.menu.createCategory({ name: 'Mains' });
+    const burger = services.menu.createItem({ category_id: category.id, name: 'Burger', price_minor: 1000 });
+    await syncNow();
+    const cloudRow = await cloud.services.sync.row(tenantId, locationId, 'menu_items', burger.id);
+    await cloud.services.sync.writeFromCloud(tenantId, locationId, 'menu_items', burger.id, {
+      ...cloudRow!.fields,
+      price_minor: 1250,
+    });
+    await syncNow();
+    expect(services.menu.getItem(burger.id).price_minor).toBe(1250);
+
+    // Both sides change it while apart: the store's change conflicts and the cloud's price stands.
+    const latest = await cloud.services.sync.row(tenantId, locationId, 'menu_items', burger.id);
+    await cloud.services.sync.writeFromCloud(tenantId, locationId, 'menu_items', burger.id, {
+      ...latest!.fields,
+      price_minor: 1400,
+    });
+    services.menu.changePrice(burger.id, 1300);
+    const round = await syncNow();
+    expect(round.conflicts).toBe(1);
+    expect(services.menu.getItem(burger.id).price_minor).toBe(1400);
+    expect(
+      (await cloud.services.sync.row(tenantId, locationId, 'menu_items', burger.id))?.fields,
+    ).toMatchObject({
+      price_minor: 1400,
+    });
+    expect((await cloud.services.sync.status(tenantId, locationId)).conflicts_24h).toBe(1);
+  });
+});
