@@ -1,6 +1,7 @@
 /**
  * The appliance-orders benchmark's baseline: a bare Fastify route that writes, in one transaction,
- * the rows an appliance order create writes (number bump, order, item, two outbox rows, one event)
+ * the rows an appliance order create writes (number bump, order, item, one event, and three outbox
+ * rows carrying their rows as JSON)
  * with better-sqlite3 on a temporary file, WAL and synchronous=FULL like the appliance's store.
  * Prints `{"port":N}` once listening; stops on SIGTERM, SIGINT or stdin end and removes its dir.
  */
@@ -37,7 +38,7 @@ db.exec(`
   create table outbox (
     seq integer primary key autoincrement, change_id text not null unique, table_name text not null,
     row_id text not null, operation text not null, row_version integer not null, occurred_at text not null,
-    pushed_at text
+    pushed_at text, base_version integer not null default 0, hlc text, fields text, doc text
   );
   create index outbox_unpushed on outbox (seq) where pushed_at is null;
   create table events (
@@ -61,8 +62,8 @@ const insertItem = db.prepare(
    values (?, ?, ?, 'Burger', 2, 899, '[]', null, 'pending', 0, 1, ?)`,
 );
 const insertChange = db.prepare(
-  `insert into outbox (change_id, table_name, row_id, operation, row_version, occurred_at)
-   values (?, ?, ?, 'insert', 1, ?)`,
+  `insert into outbox (change_id, table_name, row_id, operation, row_version, occurred_at, hlc, fields)
+   values (?, ?, ?, 'insert', 1, ?, ?, ?)`,
 );
 const insertEvent = db.prepare(
   `insert into events (id, type, location_id, occurred_at, data) values (?, 'order.created', ?, ?, ?)`,
@@ -78,9 +79,17 @@ const createOrder = db.transaction(() => {
   const subtotal = 2 * 899;
   insertOrder.run(orderId, number, businessDay, subtotal, 0, subtotal, now, now);
   insertItem.run(itemId, orderId, MENU_ITEM_ID, now);
-  insertChange.run(randomUUID(), 'orders', orderId, now);
-  insertChange.run(randomUUID(), 'order_items', itemId, now);
-  insertEvent.run(randomUUID(), LOCATION_ID, now, JSON.stringify({ order_id: orderId, number }));
+  // As the appliance's outbox: each change carries its row as written and a clock stamp, and the
+  // catalog event is queued for the cloud too.
+  const stamp = `${Date.now()}-0000-bare`;
+  const order = { id: orderId, number, business_day: businessDay, total_minor: subtotal, created_at: now };
+  const item = { id: itemId, order_id: orderId, menu_item_id: MENU_ITEM_ID, quantity: 2, updated_at: now };
+  insertChange.run(randomUUID(), 'orders', orderId, now, stamp, JSON.stringify(order));
+  insertChange.run(randomUUID(), 'order_items', itemId, now, stamp, JSON.stringify(item));
+  const eventId = randomUUID();
+  const data = JSON.stringify({ order_id: orderId, number });
+  insertEvent.run(eventId, LOCATION_ID, now, data);
+  insertChange.run(randomUUID(), 'events', eventId, now, stamp, JSON.stringify({ id: eventId, data }));
   return { id: orderId, number, business_day: businessDay, total_minor: subtotal };
 });
 
