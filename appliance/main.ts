@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { systemClock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
+import { stopOnSignal } from '../shared/process/stop-on-signal.ts';
 import { buildApplianceApp } from './app.ts';
 import { type ApplianceConfig, ApplianceConfigError, loadApplianceConfig } from './config.ts';
 import { openApplianceDb } from './db/index.ts';
@@ -45,18 +46,7 @@ async function main() {
     { port: appliance.port, dataDir: config.dataDir, locationId: config.locationId },
     'appliance listening',
   );
-  const shutdown = (signal: string) => {
-    log.info({ signal }, 'shutting down');
-    appliance.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  stopOnSignal(() => appliance.stop(), log);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { systemClock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
+import { stopOnSignal } from '../shared/process/stop-on-signal.ts';
 import { buildApp } from './app.ts';
 import { type CloudConfig, ConfigError, loadCloudConfig } from './config.ts';
 import { openStore } from './db/index.ts';
@@ -62,18 +63,7 @@ async function main() {
   }
   const log = pino({ level: config.logLevel });
   const cloud = await startCloud(config, { log });
-  const shutdown = (signal: string) => {
-    log.info({ signal }, 'shutting down');
-    cloud.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  stopOnSignal(() => cloud.stop(), log);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
