@@ -83,6 +83,12 @@ export function createSyncClient(
   const markAnswered = db.prepare(
     'update outbox set pushed_at = ?, outcome = ?, outcome_reason = ? where change_id = ? and pushed_at is null',
   );
+  // The rest of a row's lineage after a conflict: built on a version the cloud refused, so the
+  // cloud's row stands over them too, and sending them could only overwrite it.
+  const supersede = db.prepare(
+    `update outbox set pushed_at = ?, outcome = 'superseded', outcome_reason = 'the cloud''s row stands'
+     where table_name = ? and row_id = ? and pushed_at is null`,
+  );
   const state = db.prepare('select * from sync_state where id = 1');
   const setState = (patch: Record<string, unknown>) => {
     const keys = Object.keys(patch);
@@ -132,8 +138,9 @@ export function createSyncClient(
     for (const result of results) {
       if (markAnswered.run(at, result.status, result.reason ?? null, result.change_id).changes === 0)
         continue;
-      if (result.status === 'conflict') conflicts += 1;
       if (result.status === 'rejected') rejected += 1;
+      if (result.status === 'conflict') conflicts += 1;
+      if (result.status === 'conflict' && result.row) supersede.run(at, result.row.table, result.row.row_id);
       if (result.row) replica.apply(result.row as RowState, { force: result.status === 'conflict' });
     }
     if (conflicts + rejected > 0)

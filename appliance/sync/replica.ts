@@ -5,7 +5,13 @@
  */
 import { Buffer } from 'node:buffer';
 import type Database from 'better-sqlite3';
-import { encodeRowDoc, loadRowDoc, mergeUpdate, readFields } from '../../shared/sync/merge-doc.ts';
+import {
+  compactIfLarge,
+  encodeRowDoc,
+  loadRowDoc,
+  mergeUpdate,
+  readFields,
+} from '../../shared/sync/merge-doc.ts';
 import type { RowState } from '../../shared/sync/protocol.ts';
 import { isSyncTable, SYNC_TABLES, type SyncTableName } from '../../shared/sync/registry.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
@@ -81,11 +87,12 @@ export function createReplica(db: ApplianceDatabase, docClientId: number) {
     const existing = prepare('select doc from time_punches where id = ?').get(row.row_id) as
       | { doc: string | null }
       | undefined;
-    const doc = loadRowDoc(
+    const merged = loadRowDoc(
       existing?.doc ? Buffer.from(existing.doc, 'base64') : new Uint8Array(),
       docClientId,
     );
-    mergeUpdate(doc, Buffer.from(row.doc, 'base64'));
+    mergeUpdate(merged, Buffer.from(row.doc, 'base64'));
+    const doc = compactIfLarge(merged, docClientId);
     const fields = readFields(doc);
     const encoded = Buffer.from(encodeRowDoc(doc)).toString('base64');
     prepare(

@@ -2,6 +2,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { AppError, InvalidRequestError, NotFoundError } from '../../shared/http/errors.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import {
+  compactIfLarge,
   createRowDoc,
   encodeRowDoc,
   type FieldValue,
@@ -155,7 +156,8 @@ export function createTimeClockService(deps: {
   }
 
   /** Writes the row as its document says, and its outbox row; call inside the transaction. */
-  function save(doc: RowDoc, operation: 'insert' | 'update', version: number) {
+  function save(edited: RowDoc, operation: 'insert' | 'update', version: number) {
+    const doc = compactIfLarge(edited, changes.docClientId);
     const fields = materialise(doc);
     const encoded = encode(doc);
     (operation === 'insert' ? insert : update).run({

@@ -6,7 +6,13 @@
 import { Buffer } from 'node:buffer';
 import * as Y from 'yjs';
 import { isEventType } from '../../shared/events.ts';
-import { encodeRowDoc, loadRowDoc, mergeUpdate, readFields } from '../../shared/sync/merge-doc.ts';
+import {
+  compactIfLarge,
+  encodeRowDoc,
+  loadRowDoc,
+  mergeUpdate,
+  readFields,
+} from '../../shared/sync/merge-doc.ts';
 import type { Change, RowState } from '../../shared/sync/protocol.ts';
 import { SYNC_TABLES, type SyncTableName } from '../../shared/sync/registry.ts';
 import type { SyncRowRow } from './tables.ts';
@@ -81,21 +87,21 @@ function appendOnly(change: Change, existing: SyncRowRow | undefined, context: C
  * the cloud had edits the appliance has not seen, the merged row goes back in the answer.
  */
 function merge(change: Change, existing: SyncRowRow | undefined, context: Context): Decision {
-  const doc = loadRowDoc(
+  const merged = loadRowDoc(
     existing?.doc ? Buffer.from(existing.doc, 'base64') : new Uint8Array(),
     CLOUD_DOC_CLIENT,
   );
   const incoming = Buffer.from(change.doc ?? '', 'base64');
-  mergeUpdate(doc, incoming);
+  mergeUpdate(merged, incoming);
+  const hasMore = cloudHasMore(merged, incoming);
+  const doc = compactIfLarge(merged, CLOUD_DOC_CLIENT);
   const row: SyncRowRow = {
     ...newRow(change, context, existing),
     version: Math.max(existing?.version ?? 0, change.version),
     fields: JSON.stringify(readFields(doc)),
     doc: Buffer.from(encodeRowDoc(doc)).toString('base64'),
   };
-  return cloudHasMore(doc, incoming)
-    ? { status: 'applied', row, echo: toRowState(row) }
-    : { status: 'applied', row };
+  return hasMore ? { status: 'applied', row, echo: toRowState(row) } : { status: 'applied', row };
 }
 
 /** Whether the merged document holds edits the appliance's state did not: compared by state vector. */

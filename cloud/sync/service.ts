@@ -4,7 +4,6 @@ import { EventEmitter } from 'node:events';
 import type { Clock } from '../../shared/clock.ts';
 import {
   AppError,
-  ConflictError,
   InvalidRequestError,
   NotFoundError,
   TooManyRequestsError,
@@ -12,6 +11,7 @@ import {
 import type { IdGenerator } from '../../shared/ids.ts';
 import { createHlc } from '../../shared/sync/hlc.ts';
 import {
+  compactIfLarge,
   createRowDoc,
   encodeRowDoc,
   loadRowDoc,
@@ -27,11 +27,12 @@ import {
 } from '../../shared/sync/protocol.ts';
 import { type Fields, SYNC_TABLES, type SyncTableName, travelsDown } from '../../shared/sync/registry.ts';
 import type { Db, Store } from '../db/index.ts';
-import type { DomainEventRow, EventLog } from '../events/index.ts';
+import type { EventLog } from '../events/index.ts';
 import type { StaffRecord } from '../tenancy/service.ts';
-import { CLOUD_DOC_CLIENT, type Decision, decide, rowKey, toRowState } from './apply.ts';
+import { CLOUD_DOC_CLIENT, rowKey, toRowState } from './apply.ts';
+import { createPushApplier } from './push.ts';
 import { createSyncStore, type Scope } from './store.ts';
-import type { SyncApplianceRow, SyncChangeRow, SyncConflictRow, SyncFeedRow, SyncRowRow } from './tables.ts';
+import type { SyncApplianceRow, SyncFeedRow, SyncRowRow } from './tables.ts';
 import { checkBatch } from './validate.ts';
 
 export interface ApplianceIdentity extends Scope {
@@ -98,6 +99,7 @@ export function createSyncService(deps: SyncDeps) {
   const hlc = createHlc(`cloud.${randomBytes(4).toString('hex')}`, () => clock.now().getTime());
   const triggers = new EventEmitter().setMaxListeners(0);
   const now = () => clock.now().toISOString();
+  const pusher = createPushApplier({ queries, events: deps.events, hlc, newId: deps.newId });
   let pushesInFlight = 0;
 
   async function ensureLocation(scope: Scope) {
@@ -137,110 +139,6 @@ export function createSyncService(deps: SyncDeps) {
     };
   }
 
-  async function applyBatch(appliance: ApplianceIdentity, body: PushBody, digests: Map<string, string>) {
-    const at = now();
-    const scope: Scope = appliance;
-    const context = { tenantId: scope.tenantId, locationId: scope.locationId, at };
-    return db.transaction().execute(async (trx) => {
-      const changeIds = [...digests.keys()];
-      const keys = [...new Set(body.changes.map((c) => rowKey(c.table, c.row_id)))];
-      const [seenChanges, existingRows, foreign] = await Promise.all([
-        queries.changes(trx, scope, changeIds),
-        queries.rows(trx, scope, keys),
-        queries.foreignKey(trx, scope, keys),
-      ]);
-      if (foreign)
-        throw new AppError(403, 'OUT_OF_SCOPE', `Row ${foreign.row_key} belongs to another location`);
-      const seen = new Map(seenChanges.map((c) => [c.change_id, c]));
-      const rows = new Map(existingRows.map((r) => [r.row_key, r]));
-      const written = new Map<string, SyncRowRow>();
-      const changeRows: SyncChangeRow[] = [];
-      const conflicts: SyncConflictRow[] = [];
-      const events: DomainEventRow[] = [];
-      const results: PushResult['results'] = [];
-
-      for (const change of body.changes) {
-        const key = rowKey(change.table, change.row_id);
-        const digest = digests.get(change.change_id)!;
-        const before = seen.get(change.change_id);
-        if (before) {
-          if (before.digest !== digest)
-            throw new ConflictError(
-              `Change ${change.change_id} was sent before with other content`,
-              'CHANGE_ID_REUSED',
-            );
-          const current = rows.get(key);
-          results.push({
-            change_id: change.change_id,
-            status: before.status === 'applied' ? 'duplicate' : before.status,
-            ...(before.reason ? { reason: before.reason } : {}),
-            ...(before.status === 'conflict' && current ? { row: toRowState(current) } : {}),
-          });
-          continue;
-        }
-        hlc.receive(change.hlc);
-        const decision: Decision = decide(change, rows.get(key), context);
-        const record = (status: SyncChangeRow['status'], reason: string | null) => {
-          const row = { ...context, change_id: change.change_id, row_key: key, digest, status, reason };
-          changeRows.push({
-            tenant_id: row.tenantId,
-            location_id: row.locationId,
-            change_id: row.change_id,
-            row_key: key,
-            digest,
-            status,
-            reason,
-            received_at: at,
-          });
-          seen.set(change.change_id, changeRows.at(-1)!);
-        };
-        if (decision.status === 'applied') {
-          rows.set(key, decision.row);
-          if (change.table === 'events') events.push(eventRow(decision.row, scope, at));
-          else written.set(key, decision.row);
-          record('applied', null);
-          results.push({
-            change_id: change.change_id,
-            status: 'applied',
-            ...(decision.echo ? { row: decision.echo } : {}),
-          });
-        } else if (decision.status === 'conflict') {
-          conflicts.push({
-            id: deps.newId(),
-            tenant_id: scope.tenantId,
-            location_id: scope.locationId,
-            table_name: change.table,
-            row_id: change.row_id,
-            change_id: change.change_id,
-            client_base_version: change.base_version,
-            client_version: change.version,
-            server_version: decision.winner.version,
-            client_fields: change.fields === null ? null : JSON.stringify(change.fields),
-            server_fields: decision.winner.fields,
-            occurred_at: at,
-          });
-          record('conflict', null);
-          results.push({ change_id: change.change_id, status: 'conflict', row: toRowState(decision.winner) });
-        } else {
-          record('rejected', decision.reason);
-          results.push({ change_id: change.change_id, status: 'rejected', reason: decision.reason });
-        }
-      }
-
-      await queries.upsertRows(trx, [...written.values()]);
-      await queries.insertChanges(trx, changeRows);
-      await queries.insertConflicts(trx, conflicts);
-      await deps.events.append(trx, events);
-      await queries.updateLocation(trx, scope, {
-        last_push_at: at,
-        last_seen_at: at,
-        ...(body.queue_depth !== undefined ? { queue_depth: body.queue_depth } : {}),
-        ...(body.oldest_pending_at !== undefined ? { oldest_pending_at: body.oldest_pending_at } : {}),
-      });
-      return { results, server_hlc: hlc.tick() };
-    });
-  }
-
   /**
    * Builds a row for a cloud edit: server_wins replaces the row and bumps its version; merge
    * stamps only the fields given, so an edit never overrides the appliance's edits of other fields.
@@ -267,10 +165,11 @@ export function createSyncService(deps: SyncDeps) {
     if (fields === null) return { ...base, deleted: 1, fields: null, doc: null };
     if (SYNC_TABLES[table].strategy !== 'merge')
       return { ...base, deleted: 0, fields: JSON.stringify(fields), doc: null };
-    const doc = existing?.doc
+    const loaded = existing?.doc
       ? loadRowDoc(Buffer.from(existing.doc, 'base64'), CLOUD_DOC_CLIENT)
       : createRowDoc(CLOUD_DOC_CLIENT);
-    writeFields(doc, fields as Record<string, string | number | boolean | null>, stamp);
+    writeFields(loaded, fields as Record<string, string | number | boolean | null>, stamp);
+    const doc = compactIfLarge(loaded, CLOUD_DOC_CLIENT);
     return {
       ...base,
       deleted: 0,
@@ -328,7 +227,8 @@ export function createSyncService(deps: SyncDeps) {
       const digests = checkBatch(body, appliance.locationId);
       const release = admit();
       try {
-        return await applyBatch(appliance, body, digests);
+        const scope = { tenantId: appliance.tenantId, locationId: appliance.locationId };
+        return await db.transaction().execute((trx) => pusher.apply(trx, scope, body, digests, now()));
       } finally {
         release();
       }
@@ -573,24 +473,6 @@ function staffState(staff: StaffRecord, stamp: string): RowState {
     deleted: false,
     hlc: stamp,
     fields: { ...staff, roles: JSON.stringify(staff.roles) },
-  };
-}
-
-function eventRow(row: SyncRowRow, scope: Scope, at: string): DomainEventRow {
-  const fields = JSON.parse(row.fields ?? '{}') as {
-    id: string;
-    type: string;
-    occurred_at: string;
-    data: string;
-  };
-  return {
-    id: fields.id,
-    tenant_id: scope.tenantId,
-    location_id: scope.locationId,
-    type: fields.type,
-    occurred_at: fields.occurred_at,
-    data: fields.data,
-    received_at: at,
   };
 }
 

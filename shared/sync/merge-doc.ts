@@ -165,3 +165,7 @@ export function compactRowDoc(doc: Y.Doc, clientId: number): Y.Doc {
   });
   return compacted;
 }
+
+/** The doc itself, or, once its history has grown past `maxBytes`, its compacted rebuild. */
+export const compactIfLarge = (doc: Y.Doc, clientId: number, maxBytes = 4096): Y.Doc =>
+  needsCompaction(doc, maxBytes) ? compactRowDoc(doc, clientId) : doc;

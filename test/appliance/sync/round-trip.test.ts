@@ -137,4 +137,59 @@ describe.each(backends)('appliance and cloud in sync (%s)', (backend) => {
     });
     expect((await cloud.services.sync.status(tenantId, locationId)).conflicts_24h).toBe(1);
   });
+
+  it('drops the store’s later edits of a row the cloud won, instead of sending them over its row', async () => {
+    const category = services.menu.createCategory({ name: 'Mains' });
+    const burger = services.menu.createItem({ category_id: category.id, name: 'Burger', price_minor: 1000 });
+    await syncNow();
+    const cloudRow = await cloud.services.sync.row(tenantId, locationId, 'menu_items', burger.id);
+    await cloud.services.sync.writeFromCloud(tenantId, locationId, 'menu_items', burger.id, {
+      ...cloudRow!.fields,
+      price_minor: 1400,
+    });
+    services.menu.changePrice(burger.id, 1300);
+    services.menu.changePrice(burger.id, 1350);
+    const round = await syncNow();
+    expect(round.conflicts).toBeGreaterThanOrEqual(1);
+    expect(services.menu.getItem(burger.id).price_minor).toBe(1400);
+    expect(
+      (await cloud.services.sync.row(tenantId, locationId, 'menu_items', burger.id))?.fields,
+    ).toMatchObject({ price_minor: 1400 });
+    const outcomes = db
+      .prepare("select outcome from outbox where table_name = 'menu_items' and row_id = ? order by seq")
+      .all(burger.id)
+      .map((row) => (row as { outcome: string }).outcome);
+    expect(outcomes.slice(-2)).toEqual(['conflict', 'superseded']);
+
+    // The store's next edit builds on the cloud's row and is taken.
+    services.menu.changePrice(burger.id, 1450);
+    expect((await syncNow()).conflicts).toBe(0);
+    expect(
+      (await cloud.services.sync.row(tenantId, locationId, 'menu_items', burger.id))?.fields,
+    ).toMatchObject({ price_minor: 1450 });
+  });
+
+  it('keeps a much-corrected punch’s document small on both sides, with every field right', async () => {
+    const staffId = newId();
+    const punch = services.timeclock.punch(staffId, 'clock_in');
+    services.timeclock.punch(staffId, 'clock_out');
+    const base = Date.parse(punch.at);
+    for (let i = 1; i <= 150; i += 1) {
+      services.timeclock.correct(punch.id, {
+        at: new Date(base - i * 1000).toISOString(),
+        managerId: newId(),
+        reason: `correction ${i}`,
+      });
+    }
+    await syncNow();
+    const local = db.prepare('select doc, reason from time_punches where id = ?').get(punch.id) as {
+      doc: string;
+      reason: string;
+    };
+    expect(local.reason).toBe('correction 150');
+    expect(Buffer.from(local.doc, 'base64').byteLength).toBeLessThan(8192);
+    const row = await cloud.services.sync.row(tenantId, locationId, 'time_punches', punch.id);
+    expect(row?.fields).toMatchObject({ reason: 'correction 150', at: new Date(base - 150_000).toISOString() });
+    expect(Buffer.from(row!.doc!, 'base64').byteLength).toBeLessThan(8192);
+  });
 });

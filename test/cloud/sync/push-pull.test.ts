@@ -151,6 +151,45 @@ describe.each(backends)('sync push and pull (%s)', (backend) => {
     });
   });
 
+  it('refuses the rest of a row’s lineage once the cloud refused a version it builds on', async () => {
+    const orderId = newId();
+    await push([change('orders', orderId, orderFields(orderId))]);
+    await cloud.services.sync.writeFromCloud(
+      tenantId,
+      locationId,
+      'orders',
+      orderId,
+      orderFields(orderId, { status: 'cancelled' }),
+    );
+    // The store's own version 2 and 3: the cloud has a version 2 of its own, so "based on 2" in the
+    // store's version 3 is not the cloud's version 2.
+    const second = change('orders', orderId, orderFields(orderId, { status: 'sent' }), {
+      op: 'update',
+      base_version: 1,
+      version: 2,
+    });
+    const third = change('orders', orderId, orderFields(orderId, { status: 'completed' }), {
+      op: 'update',
+      base_version: 2,
+      version: 3,
+    });
+    const together = (await push([second, third])).json().data.results;
+    expect(together.map((r: { status: string }) => r.status)).toEqual(['conflict', 'conflict']);
+
+    // A resend of the refused change, then its successor, as after a crash before the answer landed.
+    const fourth = change('orders', orderId, orderFields(orderId, { status: 'completed' }), {
+      op: 'update',
+      base_version: 3,
+      version: 4,
+    });
+    const resent = (await push([third, fourth])).json().data.results;
+    expect(resent.map((r: { status: string }) => r.status)).toEqual(['conflict', 'conflict']);
+    expect(await cloud.services.sync.row(tenantId, locationId, 'orders', orderId)).toMatchObject({
+      version: 2,
+      fields: { status: 'cancelled' },
+    });
+  });
+
   it('feeds cloud edits to the store by cursor, and staff changes to every store of the tenant', async () => {
     // A new appliance starts from a snapshot; a cursor the feed has not reached asks for one again.
     expect((await pull(99)).json().data).toMatchObject({ reset: true });

@@ -1,0 +1,192 @@
+/**
+ * Applying one pushed batch: every change meets the cloud's row in batch order, inside one
+ * transaction, and each gets its answer. Checks that need no database (shape, scope, size) ran
+ * before this, in validate.ts.
+ */
+import { AppError, ConflictError } from '../../shared/http/errors.ts';
+import type { IdGenerator } from '../../shared/ids.ts';
+import type { Hlc } from '../../shared/sync/hlc.ts';
+import type { Change, ChangeOutcome, PushBody, PushResult } from '../../shared/sync/protocol.ts';
+import type { Db } from '../db/index.ts';
+import type { DomainEventRow, EventLog } from '../events/index.ts';
+import { decide, rowKey, toRowState } from './apply.ts';
+import type { Scope, SyncStore } from './store.ts';
+import type { SyncChangeRow, SyncConflictRow, SyncRowRow } from './tables.ts';
+
+export interface PushDeps {
+  queries: SyncStore;
+  events: EventLog;
+  hlc: Hlc;
+  newId: IdGenerator;
+}
+
+/** What one batch leaves to write once every change has been decided. */
+interface BatchWrites {
+  rows: Map<string, SyncRowRow>;
+  changes: SyncChangeRow[];
+  conflicts: SyncConflictRow[];
+  events: DomainEventRow[];
+  results: ChangeOutcome[];
+}
+
+export function createPushApplier(deps: PushDeps) {
+  const { queries } = deps;
+
+  /**
+   * Applies the batch in the caller's transaction. Versions are counters both sides advance, so
+   * "based on version 2" is ambiguous once the cloud refused the store's own version 2: the
+   * store's next change builds on a row the cloud never took. Within a batch (and on a resend of
+   * an answered one) such a change conflicts too; across batches the appliance drops them itself
+   * when it learns of the conflict, before it sends the row again.
+   */
+  async function apply(trx: Db, scope: Scope, body: PushBody, digests: Map<string, string>, at: string) {
+    const context = { ...scope, at };
+    const keys = [...new Set(body.changes.map((c) => rowKey(c.table, c.row_id)))];
+    const [seenChanges, existingRows, foreign] = await Promise.all([
+      queries.changes(trx, scope, [...digests.keys()]),
+      queries.rows(trx, scope, keys),
+      queries.foreignKey(trx, scope, keys),
+    ]);
+    if (foreign)
+      throw new AppError(403, 'OUT_OF_SCOPE', `Row ${foreign.row_key} belongs to another location`);
+    const seen = new Map(seenChanges.map((c) => [c.change_id, c]));
+    const rows = new Map(existingRows.map((r) => [r.row_key, r]));
+    const refused = new Map<string, Set<number>>();
+    const writes: BatchWrites = { rows: new Map(), changes: [], conflicts: [], events: [], results: [] };
+
+    const refuse = (key: string, version: number) => {
+      const versions = refused.get(key) ?? new Set<number>();
+      versions.add(version);
+      refused.set(key, versions);
+    };
+    const record = (change: Change, key: string, status: SyncChangeRow['status'], reason: string | null) => {
+      const row: SyncChangeRow = {
+        tenant_id: scope.tenantId,
+        location_id: scope.locationId,
+        change_id: change.change_id,
+        row_key: key,
+        digest: digests.get(change.change_id)!,
+        status,
+        reason,
+        received_at: at,
+      };
+      writes.changes.push(row);
+      seen.set(change.change_id, row);
+    };
+
+    for (const change of body.changes) {
+      const key = rowKey(change.table, change.row_id);
+      const before = seen.get(change.change_id);
+      if (before) {
+        answerRepeat(change, before, rows.get(key), digests, writes);
+        if (before.status === 'conflict') refuse(key, change.version);
+        continue;
+      }
+      deps.hlc.receive(change.hlc);
+      const current = rows.get(key);
+      const decision =
+        current && refused.get(key)?.has(change.base_version)
+          ? ({ status: 'conflict', winner: current } as const)
+          : decide(change, current, context);
+      if (decision.status === 'applied') {
+        rows.set(key, decision.row);
+        if (change.table === 'events') writes.events.push(eventRow(decision.row, scope, at));
+        else writes.rows.set(key, decision.row);
+        record(change, key, 'applied', null);
+        writes.results.push({
+          change_id: change.change_id,
+          status: 'applied',
+          ...(decision.echo ? { row: decision.echo } : {}),
+        });
+      } else if (decision.status === 'conflict') {
+        refuse(key, change.version);
+        writes.conflicts.push(conflictRow(deps.newId(), scope, change, decision.winner, at));
+        record(change, key, 'conflict', null);
+        writes.results.push({
+          change_id: change.change_id,
+          status: 'conflict',
+          row: toRowState(decision.winner),
+        });
+      } else {
+        record(change, key, 'rejected', decision.reason);
+        writes.results.push({ change_id: change.change_id, status: 'rejected', reason: decision.reason });
+      }
+    }
+
+    await queries.upsertRows(trx, [...writes.rows.values()]);
+    await queries.insertChanges(trx, writes.changes);
+    await queries.insertConflicts(trx, writes.conflicts);
+    await deps.events.append(trx, writes.events);
+    await queries.updateLocation(trx, scope, {
+      last_push_at: at,
+      last_seen_at: at,
+      ...(body.queue_depth !== undefined ? { queue_depth: body.queue_depth } : {}),
+      ...(body.oldest_pending_at !== undefined ? { oldest_pending_at: body.oldest_pending_at } : {}),
+    });
+    return { results: writes.results, server_hlc: deps.hlc.tick() } satisfies PushResult;
+  }
+
+  return { apply };
+}
+
+/** A change id seen before: the same content gets the answer it got then; other content is refused. */
+function answerRepeat(
+  change: Change,
+  before: SyncChangeRow,
+  current: SyncRowRow | undefined,
+  digests: Map<string, string>,
+  writes: BatchWrites,
+) {
+  if (before.digest !== digests.get(change.change_id))
+    throw new ConflictError(
+      `Change ${change.change_id} was sent before with other content`,
+      'CHANGE_ID_REUSED',
+    );
+  writes.results.push({
+    change_id: change.change_id,
+    status: before.status === 'applied' ? 'duplicate' : before.status,
+    ...(before.reason ? { reason: before.reason } : {}),
+    ...(before.status === 'conflict' && current ? { row: toRowState(current) } : {}),
+  });
+}
+
+function conflictRow(
+  id: string,
+  scope: Scope,
+  change: Change,
+  winner: SyncRowRow,
+  at: string,
+): SyncConflictRow {
+  return {
+    id,
+    tenant_id: scope.tenantId,
+    location_id: scope.locationId,
+    table_name: change.table,
+    row_id: change.row_id,
+    change_id: change.change_id,
+    client_base_version: change.base_version,
+    client_version: change.version,
+    server_version: winner.version,
+    client_fields: change.fields === null ? null : JSON.stringify(change.fields),
+    server_fields: winner.fields,
+    occurred_at: at,
+  };
+}
+
+function eventRow(row: SyncRowRow, scope: Scope, at: string): DomainEventRow {
+  const fields = JSON.parse(row.fields ?? '{}') as {
+    id: string;
+    type: string;
+    occurred_at: string;
+    data: string;
+  };
+  return {
+    id: fields.id,
+    tenant_id: scope.tenantId,
+    location_id: scope.locationId,
+    type: fields.type,
+    occurred_at: fields.occurred_at,
+    data: fields.data,
+    received_at: at,
+  };
+}
