@@ -6,6 +6,7 @@ import {
   createRowDoc,
   encodeRowDoc,
   type FieldValue,
+  fieldStamps,
   loadRowDoc,
   readFields,
   writeFields,
@@ -214,6 +215,10 @@ export function createTimeClockService(deps: {
         const at = new Date(input.at).toISOString();
         assertStillInOrder(punches, punchId, at);
         const doc = docOf(row);
+        // The edit must order after every edit the document holds, the cloud's included, even
+        // when this process has not seen their stamps since it started.
+        const newest = Object.values(fieldStamps(doc)).sort().at(-1);
+        if (newest !== undefined) changes.observe(newest);
         const edit: Record<string, FieldValue> = {
           at,
           corrected_by: input.managerId,

@@ -34,6 +34,8 @@ export interface Store {
   dialect: DialectName;
   prepareRead: PrepareRead;
   isUniqueViolation(error: unknown): boolean;
+  /** The transaction lost a race with a concurrent one and is worth running again. */
+  isTransientConflict(error: unknown): boolean;
   close(): Promise<void>;
 }
 
@@ -69,6 +71,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     dialect: dialectModule.name,
     prepareRead: backend.prepareRead,
     isUniqueViolation: dialectModule.isUniqueViolation,
+    isTransientConflict: dialectModule.isTransientConflict,
     close: async () => {
       backend.closeReader();
       await db.destroy();

@@ -67,6 +67,7 @@ const DEFAULT_OPTIONS: SyncOptions = {
 };
 const CREDENTIAL_PREFIX = 'sak_';
 const CONFLICT_WINDOW_MS = 24 * 3600_000;
+const PUSH_ATTEMPTS = 3;
 
 const digestSecret = (secret: string) => createHash('sha256').update(secret).digest('base64url');
 
@@ -228,7 +229,15 @@ export function createSyncService(deps: SyncDeps) {
       const release = admit();
       try {
         const scope = { tenantId: appliance.tenantId, locationId: appliance.locationId };
-        return await db.transaction().execute((trx) => pusher.apply(trx, scope, body, digests, now()));
+        // Two pushes of the same changes at once (a resend racing its original): the loser runs
+        // again, finds the winner's rows and answers them as duplicates.
+        for (let attempt = 1; ; attempt += 1) {
+          try {
+            return await db.transaction().execute((trx) => pusher.apply(trx, scope, body, digests, now()));
+          } catch (error) {
+            if (attempt >= PUSH_ATTEMPTS || !store.isTransientConflict(error)) throw error;
+          }
+        }
       } finally {
         release();
       }

@@ -47,3 +47,12 @@ export const createDialect = (connectionString: string): Dialect =>
 export function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown })?.code === '23505';
 }
+
+/**
+ * A transaction that lost a race with another one and may simply run again: a unique key the other
+ * inserted first, a deadlock, or a serialization failure.
+ */
+export function isTransientConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === '23505' || code === '40P01' || code === '40001';
+}

@@ -68,3 +68,6 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
+
+/** SQLite runs one write transaction at a time, so two never race; a unique key is a real error. */
+export const isTransientConflict = (_error: unknown): boolean => false;

@@ -1,13 +1,16 @@
+import { Buffer } from 'node:buffer';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createChangeLog } from '../../../appliance/db/change-log.ts';
+import { createChangeLog, docClientIdOf } from '../../../appliance/db/change-log.ts';
 import { type ApplianceDatabase, openApplianceDb } from '../../../appliance/db/index.ts';
+import { createReplica } from '../../../appliance/sync/replica.ts';
 import { createTimeClockService, type TimeClockService } from '../../../appliance/timeclock/index.ts';
 import { createManualClock, type ManualClock } from '../../../shared/clock.ts';
 import { newId } from '../../../shared/ids.ts';
-import { loadRowDoc, readFields } from '../../../shared/sync/merge-doc.ts';
+import { createHlc } from '../../../shared/sync/hlc.ts';
+import { encodeRowDoc, loadRowDoc, readFields, writeFields } from '../../../shared/sync/merge-doc.ts';
 import { SYNC_TABLES } from '../../../shared/sync/registry.ts';
 
 const LOCATION = '01900000-0000-7000-8000-000000000001';
@@ -201,4 +204,43 @@ describe('time clock', () => {
     ).run(row);
     return row;
   }
+
+  it('orders a correction after the cloud’s edit of the same field, even right after a restart', () => {
+    const punch = timeclock.punch('ann', 'clock_in');
+    clock.advance(3_600_000);
+    timeclock.punch('ann', 'clock_out');
+    // Payroll's edit, stamped by a cloud whose clock runs ten minutes ahead of the store's.
+    const stored = db.prepare('select doc from time_punches where id = ?').get(punch.id) as { doc: string };
+    const cloudDoc = loadRowDoc(Buffer.from(stored.doc, 'base64'), 1);
+    const cloudClock = createHlc('cloud.test', () => clock.now().getTime() + 600_000);
+    writeFields(cloudDoc, { reason: 'payroll' }, cloudClock.tick());
+    const row = {
+      table: 'time_punches',
+      row_id: punch.id,
+      version: 3,
+      deleted: false,
+      hlc: cloudClock.last(),
+    };
+    db.transaction(() =>
+      createReplica(db, docClientIdOf(LOCATION)).apply({
+        ...row,
+        fields: readFields(cloudDoc),
+        doc: Buffer.from(encodeRowDoc(cloudDoc)).toString('base64'),
+      }),
+    )();
+
+    // A restart: the change log's clock knows only the outbox, never the cloud's stamp.
+    const restarted = createTimeClockService({
+      db,
+      changes: createChangeLog(db, { clock, newId, locationId: LOCATION }),
+      clock,
+      newId,
+    });
+    const corrected = restarted.correct(punch.id, {
+      at: new Date(Date.parse(punch.at) - 60_000).toISOString(),
+      managerId: 'mia',
+      reason: 'came in early',
+    });
+    expect(corrected).toMatchObject({ reason: 'came in early' });
+  });
 });

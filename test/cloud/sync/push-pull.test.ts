@@ -118,6 +118,18 @@ describe.each(backends)('sync push and pull (%s)', (backend) => {
     });
   });
 
+  it('answers the same batch pushed twice at once: applied once, the other a duplicate', async () => {
+    const batch = Array.from({ length: 50 }, () => {
+      const id = newId();
+      return change('orders', id, orderFields(id));
+    });
+    const answers = await Promise.all([push(batch), push(batch), push(batch)]);
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200]);
+    const firstStatuses = answers.map((a) => a.json().data.results[0].status).sort();
+    expect(firstStatuses).toEqual(['applied', 'duplicate', 'duplicate']);
+    expect(await cloud.services.sync.rows(tenantId, locationId, 'orders')).toHaveLength(50);
+  });
+
   it('lets the cloud win a server_wins conflict, records it, and says which row stands', async () => {
     const orderId = newId();
     await push([change('orders', orderId, orderFields(orderId))]);
