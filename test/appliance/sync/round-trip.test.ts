@@ -189,7 +189,10 @@ describe.each(backends)('appliance and cloud in sync (%s)', (backend) => {
     expect(local.reason).toBe('correction 150');
     expect(Buffer.from(local.doc, 'base64').byteLength).toBeLessThan(8192);
     const row = await cloud.services.sync.row(tenantId, locationId, 'time_punches', punch.id);
-    expect(row?.fields).toMatchObject({ reason: 'correction 150', at: new Date(base - 150_000).toISOString() });
+    expect(row?.fields).toMatchObject({
+      reason: 'correction 150',
+      at: new Date(base - 150_000).toISOString(),
+    });
     expect(Buffer.from(row!.doc!, 'base64').byteLength).toBeLessThan(8192);
   });
 });
