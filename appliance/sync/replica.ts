@@ -34,6 +34,21 @@ export function createReplica(db: ApplianceDatabase, docClientId: number) {
   const pendingFor = db.prepare(
     'select 1 from outbox where table_name = ? and row_id = ? and pushed_at is null limit 1',
   );
+  const deletedVersion = db.prepare(
+    "select max(row_version) as version from outbox where table_name = ? and row_id = ? and operation = 'delete'",
+  );
+
+  /** The version this replica holds of a row, or last deleted it at; 0 when it never had it. */
+  function knownVersion(table: SyncTableName, rowId: string): number {
+    const spec = SYNC_TABLES[table];
+    const local = (
+      table === 'recipes'
+        ? prepare('select version from recipe_versions where menu_item_id = ?')
+        : prepare(`select version from ${table} where ${spec.key} = ?`)
+    ).get(rowId) as { version: number } | undefined;
+    if (local) return local.version;
+    return (deletedVersion.get(table, rowId) as { version: number | null }).version ?? 0;
+  }
 
   /** Upserts a server_wins row with the cloud's version. */
   function upsert(table: SyncTableName, fields: Record<string, unknown>, version: number) {
@@ -131,8 +146,13 @@ export function createReplica(db: ApplianceDatabase, docClientId: number) {
         return;
       }
       // A row with changes still on their way is left alone: the push settles it, and a
-      // conflict brings the cloud's row back with force.
-      if (!options.force && pendingFor.get(table, row.row_id) !== undefined) return;
+      // conflict brings the cloud's row back with force. A feed entry can also arrive after the
+      // store already moved past it (its own later change was taken on top of the cloud's row,
+      // learnt from a conflict), so a version the store holds or passed is never applied again.
+      if (!options.force) {
+        if (pendingFor.get(table, row.row_id) !== undefined) return;
+        if (row.version <= knownVersion(table, row.row_id)) return;
+      }
       if (row.deleted || row.fields === null) return remove(table, row.row_id);
       if (table === 'recipes') return applyRecipe(row.fields, row.version);
       if (table === 'staff') return applyStaff(row.fields, row.version);
