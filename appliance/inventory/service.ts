@@ -59,7 +59,7 @@ export function createInventoryService(deps: {
   function move(itemId: string, kind: MovementRow['kind'], deltaMilli: number, reference: string | null) {
     const before = requireItem(itemId);
     const at = clock.now().toISOString();
-    const after = store.move(itemId, deltaMilli, at);
+    const after = store.move(itemId, deltaMilli);
     const movement = {
       id: deps.newId(),
       inventory_item_id: itemId,
@@ -74,12 +74,6 @@ export function createInventoryService(deps: {
       rowId: movement.id,
       operation: 'insert',
       version: 1,
-    });
-    changes.recordChange({
-      table: 'inventory_items',
-      rowId: itemId,
-      operation: 'update',
-      version: after.version,
     });
     const item = toInventoryItem(after);
     changes.emit('inventory.updated', {
@@ -126,7 +120,7 @@ export function createInventoryService(deps: {
           id: deps.newId(),
           name,
           unit: input.unit,
-          quantity_milli: toMilli(input.quantity ?? 0),
+          quantity_milli: 0,
           reorder_level_milli: toMilli(input.reorder_level ?? 0),
           reorder_quantity_milli: toMilli(input.reorder_quantity ?? 0),
           version: 1,
@@ -134,7 +128,9 @@ export function createInventoryService(deps: {
         };
         store.insertItem(row);
         changes.recordChange({ table: 'inventory_items', rowId: row.id, operation: 'insert', version: 1 });
-        return toInventoryItem(row);
+        // The opening stock is a count like any other, so the cloud's sum of movements includes it.
+        const quantity = toMilli(input.quantity ?? 0);
+        return quantity === 0 ? toInventoryItem(row) : move(row.id, 'count', quantity, null);
       })();
     },
 

@@ -28,9 +28,10 @@ export function createInventoryStore(db: ApplianceDatabase) {
   const byId = db.prepare('select * from inventory_items where id = ?');
   const byName = db.prepare('select id from inventory_items where name = ?');
   const all = db.prepare('select * from inventory_items order by name');
+  // The quantity is local: the item's version and updated_at describe its definition, which is
+  // what syncs, so a sale or a restock is a movement and never an edit of the item.
   const move = db.prepare(
-    `update inventory_items set quantity_milli = quantity_milli + ?, updated_at = ?, version = version + 1
-     where id = ? returning *`,
+    'update inventory_items set quantity_milli = quantity_milli + ? where id = ? returning *',
   );
   const insertMovement = db.prepare(
     `insert into inventory_movements (id, inventory_item_id, kind, delta_milli, reference, created_at)
@@ -53,7 +54,7 @@ export function createInventoryStore(db: ApplianceDatabase) {
     item: (id: string) => byId.get(id) as InventoryItemRow | undefined,
     nameTaken: (name: string) => byName.get(name) !== undefined,
     items: () => all.all() as InventoryItemRow[],
-    move: (id: string, delta: number, at: string) => move.get(delta, at, id) as InventoryItemRow,
+    move: (id: string, delta: number) => move.get(delta, id) as InventoryItemRow,
     insertMovement: (row: MovementRow) => insertMovement.run(row),
     saleRecorded: (reference: string) => saleRecorded.get(reference) !== undefined,
     /** Replaces a menu item's recipe; answers the recipe's new version. */

@@ -131,7 +131,9 @@ export function createSyncClient(
   }
 
   /** Records the cloud's answers, and lands the rows it sent back, in one transaction. */
-  const settle = db.transaction((results: ChangeOutcome[], sentAt: Record<string, string>) => {
+  const settle = (results: ChangeOutcome[], sentAt: Record<string, string>) =>
+    replica.land(() => settleAnswers(results, sentAt));
+  function settleAnswers(results: ChangeOutcome[], sentAt: Record<string, string>) {
     const at = now();
     let conflicts = 0;
     let rejected = 0;
@@ -155,7 +157,7 @@ export function createSyncClient(
       if (sent) deps.onAcknowledged?.(ackedAt - Date.parse(sent));
     }
     return { conflicts, rejected };
-  });
+  }
 
   /**
    * Takes the next batches from the outbox. A row's changes are never split across batches in
@@ -249,7 +251,7 @@ export function createSyncClient(
       }>('GET', `/v1/sync/snapshot?after=${encodeURIComponent(after)}&limit=${options.pullLimit}`);
       deps.observe(page.server_hlc);
       cursor ??= page.cursor;
-      db.transaction(() => {
+      replica.land(() => {
         for (const row of page.rows) replica.apply(row);
         if (page.next_after === null) {
           setState({
@@ -262,7 +264,7 @@ export function createSyncClient(
         } else {
           setState({ snapshot_after: page.next_after, snapshot_cursor: cursor });
         }
-      })();
+      });
       if (page.next_after === null) return page.rows.length;
       after = page.next_after;
     }
@@ -285,10 +287,10 @@ export function createSyncClient(
         setState({ initialized: 0, snapshot_after: null, snapshot_cursor: null });
         continue;
       }
-      db.transaction(() => {
+      replica.land(() => {
         for (const change of page.changes) replica.apply(change);
         setState({ cursor: page.cursor, last_pull_at: now() });
-      })();
+      });
       pulled += page.changes.length;
       if (!page.has_more) return pulled;
     }

@@ -16,9 +16,15 @@ import type { RowState } from '../../shared/sync/protocol.ts';
 import { isSyncTable, SYNC_TABLES, type SyncTableName } from '../../shared/sync/registry.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
 
-/** Columns a local table has beyond the synced ones, and what a row from the cloud gets there. */
-const LOCAL_DEFAULTS: Partial<Record<SyncTableName, Record<string, unknown>>> = {
-  inventory_items: { quantity_milli: 0 },
+/**
+ * Columns a local table has beyond the synced ones, as SQL a new row from the cloud gets there. An
+ * item's quantity is the sum of its movements, whichever of them landed before the item did.
+ */
+const LOCAL_COLUMNS: Partial<Record<SyncTableName, Record<string, string>>> = {
+  inventory_items: {
+    quantity_milli:
+      '(select coalesce(sum(delta_milli), 0) from inventory_movements where inventory_item_id = @id)',
+  },
 };
 
 export function createReplica(db: ApplianceDatabase, docClientId: number) {
@@ -53,13 +59,14 @@ export function createReplica(db: ApplianceDatabase, docClientId: number) {
   /** Upserts a server_wins row with the cloud's version. */
   function upsert(table: SyncTableName, fields: Record<string, unknown>, version: number) {
     const spec = SYNC_TABLES[table];
-    const defaults = LOCAL_DEFAULTS[table] ?? {};
-    const columns = [...Object.keys(spec.columns), 'version', ...Object.keys(defaults)];
-    const updates = [...Object.keys(spec.columns), 'version'].filter((c) => c !== spec.key);
+    const local = LOCAL_COLUMNS[table] ?? {};
+    const synced = [...Object.keys(spec.columns), 'version'];
+    const updates = synced.filter((c) => c !== spec.key);
     prepare(
-      `insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})
+      `insert into ${table} (${[...synced, ...Object.keys(local)].join(', ')})
+       values (${[...synced.map((c) => `@${c}`), ...Object.values(local)].join(', ')})
        on conflict (${spec.key}) do update set ${updates.map((c) => `${c} = excluded.${c}`).join(', ')}`,
-    ).run({ ...defaults, ...fields, version });
+    ).run({ ...fields, version });
   }
 
   function remove(table: SyncTableName, rowId: string) {
@@ -129,6 +136,20 @@ export function createReplica(db: ApplianceDatabase, docClientId: number) {
   }
 
   return {
+    /**
+     * Runs `work` in one transaction with foreign keys unchecked. Rows come in the cloud's order
+     * (a snapshot pages by row key, so an order's items come before the order, maybe a page
+     * earlier); the cloud holds every parent, and the parent lands in a later page or round.
+     */
+    land<T>(work: () => T): T {
+      db.pragma('foreign_keys = OFF');
+      try {
+        return db.transaction(work)();
+      } finally {
+        db.pragma('foreign_keys = ON');
+      }
+    },
+
     /** Whether the appliance has changes of this row the cloud has not answered yet. */
     hasPending: (table: string, rowId: string) => pendingFor.get(table, rowId) !== undefined,
 

@@ -9,6 +9,7 @@ import * as inventory from './0007-inventory.ts';
 import * as timeclock from './0008-timeclock.ts';
 import * as kitchen from './0009-kitchen.ts';
 import * as sync from './0010-sync.ts';
+import * as locationUpsert from './0011-location-upsert.ts';
 
 export interface ApplianceMigration {
   version: number;
@@ -28,4 +29,5 @@ export const migrations: ApplianceMigration[] = [
   timeclock.migration,
   kitchen.migration,
   sync.migration,
+  locationUpsert.migration,
 ];

@@ -84,10 +84,13 @@ describe('inventory', () => {
     expect(
       db.prepare('select kind, delta_milli from inventory_movements order by created_at, rowid').all(),
     ).toEqual([
+      // The opening stock is a count, so a sum of movements anywhere gives the quantity.
+      { kind: 'count', delta_milli: 2000 },
       { kind: 'restock', delta_milli: 10500 },
       { kind: 'count', delta_milli: -1250 },
     ]);
     expect(events().map((e) => [e.type, e.data.reason, e.data.change])).toEqual([
+      ['inventory.updated', 'count', 2],
       ['inventory.updated', 'restock', 10.5],
       ['inventory.updated', 'count', -1.25],
     ]);
@@ -97,7 +100,11 @@ describe('inventory', () => {
           n: number;
         }
       ).n,
-    ).toBe(2);
+    ).toBe(3);
+    // Stock moves; the item's definition, which is what syncs as a row, does not.
+    expect(db.prepare("select count(*) n from outbox where table_name = 'inventory_items'").get()).toEqual({
+      n: 1,
+    });
   });
 
   it('refuses bad input and writes nothing', () => {

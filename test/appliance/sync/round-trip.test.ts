@@ -27,6 +27,7 @@ describe.each(backends)('appliance and cloud in sync (%s)', (backend) => {
   let services: ApplianceServices;
   let tenantId: string;
   let locationId: string;
+  let cloudUrl: string;
 
   beforeEach(async () => {
     cloud = await createTestCloud(backend);
@@ -39,7 +40,7 @@ describe.each(backends)('appliance and cloud in sync (%s)', (backend) => {
       pin: '123456',
       roles: ['staff'],
     });
-    const cloudUrl = await cloud.app.listen({ host: '127.0.0.1', port: 0 });
+    cloudUrl = await cloud.app.listen({ host: '127.0.0.1', port: 0 });
     const { credential } = await cloud.services.sync.provisionAppliance(tenantId, {
       location_id: locationId,
     });
@@ -194,5 +195,66 @@ describe.each(backends)('appliance and cloud in sync (%s)', (backend) => {
       at: new Date(base - 150_000).toISOString(),
     });
     expect(Buffer.from(row!.doc!, 'base64').byteLength).toBeLessThan(8192);
+  });
+
+  it('starts a replacement appliance from the cloud’s snapshot: orders with items, stock and punches', async () => {
+    const category = services.menu.createCategory({ name: 'Mains' });
+    const burger = services.menu.createItem({ category_id: category.id, name: 'Burger', price_minor: 1000 });
+    const buns = services.inventory.create({ name: 'Buns', unit: 'each', quantity: 10 });
+    services.inventory.setRecipe(burger.id, [{ inventory_item_id: buns.id, quantity: 1 }]);
+    const station = services.kitchen.createStation({ name: 'Grill' });
+    services.kitchen.routeItem(burger.id, station.id);
+    const order = await services.orders.create({
+      order_type: 'takeout',
+      items: [{ menu_item_id: burger.id, quantity: 2 }],
+    });
+    services.payments.record(order.id, { method: 'cash', amount_minor: Math.round(order.total * 100) });
+    services.inventory.restock(buns.id, 5);
+    services.timeclock.punch(newId(), 'clock_in');
+    await syncNow();
+    await cloud.services.sync.writeFromCloud(tenantId, locationId, 'inventory_movements', 'delivery-1', {
+      id: 'delivery-1',
+      inventory_item_id: buns.id,
+      kind: 'restock',
+      delta_milli: 12_000,
+      reference: 'head office delivery',
+      created_at: new Date().toISOString(),
+    });
+
+    const { credential } = await cloud.services.sync.provisionAppliance(tenantId, {
+      location_id: locationId,
+    });
+    const freshDir = mkdtempSync(join(tmpdir(), 'appliance-sync-fresh-'));
+    const freshDb = openApplianceDb(freshDir);
+    try {
+      const config = {
+        ...loadApplianceConfig({
+          TENANT_ID: tenantId,
+          LOCATION_ID: locationId,
+          CLOUD_URL: cloudUrl,
+          APPLIANCE_CLOUD_CREDENTIAL: credential,
+        }),
+        logLevel: 'silent' as const,
+      };
+      const deps = { db: freshDb, clock: systemClock, newId, hasher };
+      const fresh = createApplianceServices(config, deps);
+      const freshApp = await buildApplianceApp(config, deps, fresh);
+      try {
+        const round = await freshApp.sync!.syncNow();
+        expect(freshDb.prepare('select last_error from sync_state').get()).toEqual({ last_error: null });
+        expect(round?.pulled).toBeGreaterThan(8);
+        expect(fresh.orders.get(order.id).items).toHaveLength(1);
+        expect(fresh.inventory.get(buns.id).current_quantity).toBe(10 + 5 + 12);
+        expect(freshDb.prepare('select count(*) as n from payments').get()).toEqual({ n: 1 });
+        expect(freshDb.prepare('select count(*) as n from station_items').get()).toEqual({ n: 1 });
+        expect(freshDb.prepare('select count(*) as n from time_punches').get()).toEqual({ n: 1 });
+        expect(freshDb.pragma('foreign_key_check')).toEqual([]);
+      } finally {
+        await freshApp.close();
+      }
+    } finally {
+      freshDb.close();
+      rmSync(freshDir, { recursive: true, force: true });
+    }
   });
 });
