@@ -129,7 +129,12 @@ export function createPushApplier(deps: PushDeps) {
   return { apply };
 }
 
-/** A change id seen before: the same content gets the answer it got then; other content is refused. */
+/**
+ * A change id seen before: the same content gets the answer it got then; other content is refused.
+ * When the row has moved on since (the first answer was lost, and the cloud edited the row in
+ * between), the answer carries the row as it stands: the appliance skipped that edit in the feed
+ * while this change was unanswered, and would otherwise never see it.
+ */
 function answerRepeat(
   change: Change,
   before: SyncChangeRow,
@@ -146,7 +151,9 @@ function answerRepeat(
     change_id: change.change_id,
     status: before.status === 'applied' ? 'duplicate' : before.status,
     ...(before.reason ? { reason: before.reason } : {}),
-    ...(before.status === 'conflict' && current ? { row: toRowState(current) } : {}),
+    ...(current && (before.status !== 'applied' || current.version !== change.version)
+      ? { row: toRowState(current) }
+      : {}),
   });
 }
 
