@@ -1,7 +1,8 @@
 /**
- * `npm start`: the whole system on one machine with embedded defaults. Today that is the cloud on
- * SQLite with a demo tenant; the appliance joins it in a later step.
+ * `npm start`: the whole system on one machine with embedded defaults: the cloud on SQLite with a
+ * demo tenant, and the demo store's appliance syncing with it.
  */
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { loadApplianceConfig } from '../appliance/config.ts';
@@ -41,6 +42,30 @@ async function choosePort(requested: number, host: string, explicit: boolean) {
   return { port: 0, fellBack: true };
 }
 
+/**
+ * The demo appliance's credential, kept beside the cloud's data (the cloud shows a credential only
+ * once): a new one is provisioned when there is none yet or the cloud no longer accepts it.
+ */
+async function demoCredential(
+  services: CloudServices,
+  tenantId: string,
+  locationId: string,
+  dataDir: string,
+) {
+  const file = join(dataDir, 'demo-appliance.credential');
+  const kept = await readFile(file, 'utf8').then(
+    (text) => text.trim(),
+    () => '',
+  );
+  if (kept && (await services.sync.authenticate(kept))?.locationId === locationId) return kept;
+  const { credential } = await services.sync.provisionAppliance(tenantId, {
+    location_id: locationId,
+    name: 'Demo store appliance',
+  });
+  await writeFile(file, `${credential}\n`, { mode: 0o600 });
+  return credential;
+}
+
 /** The demo store's appliance: same tenant and location as the cloud's demo, staff with PINs. */
 async function startDemoAppliance(services: CloudServices, cloudUrl: string, dataDir: string, host: string) {
   const tenant = (await services.tenancy.tenantBySlug(DEMO.tenant.slug))!;
@@ -59,6 +84,7 @@ async function startDemoAppliance(services: CloudServices, cloudUrl: string, dat
     APPLIANCE_STORE_NAME: location.name,
     APPLIANCE_TIMEZONE: location.timezone,
     CLOUD_URL: cloudUrl,
+    APPLIANCE_CLOUD_CREDENTIAL: await demoCredential(services, tenant.id, location.id, dataDir),
     LOG_LEVEL: 'warn',
   });
   await seedDemoAppliance(
@@ -109,12 +135,13 @@ function banner(url: string, chosenPort: string) {
 function applianceBanner(url: string, note: string) {
   const pin = JSON.stringify({ identifier: DEMO.staff.username, pin: DEMO.staff.pin });
   return [
-    `Demo store      ${url}${note}   (appliance: orders, kitchen, payments, stock, time clock)`,
+    `Demo store      ${url}${note}   (appliance: orders, kitchen, payments, stock, time clock; syncs with the cloud)`,
     `Store API docs  ${url}/docs`,
     '',
     'Try, at the store:',
     `  curl -s ${url}/v1/auth/login/pin -H 'content-type: application/json' -d '${pin}'`,
     `  curl -s ${url}/v1/commerce/menu/items -H "authorization: Bearer <access_token>"`,
+    `  curl -s ${url}/v1/sync/status -H "authorization: Bearer <access_token>"`,
     '',
   ].join('\n');
 }

@@ -80,6 +80,21 @@ export function createSyncClient(
   const depth = db.prepare(
     'select count(*) as n, min(occurred_at) as oldest from outbox where pushed_at is null',
   );
+  // What waits behind a batch, in O(1) per batch (a count would read the whole backlog each
+  // time): seqs only grow, so every row after the batch is pending, bar the rare one answered early.
+  const newestSeq = db.prepare('select coalesce(max(seq), 0) as seq from outbox');
+  const nextPending = db.prepare(
+    'select occurred_at from outbox where pushed_at is null and seq > ? order by seq limit 1',
+  );
+  const queueBehind = (seq: number) => {
+    const newest = (newestSeq.get() as { seq: number }).seq;
+    const next = nextPending.get(seq) as { occurred_at: string } | undefined;
+    return { queue_depth: Math.max(0, newest - seq), oldest_pending_at: next?.occurred_at ?? null };
+  };
+  const queueQuery = () => {
+    const { n, oldest } = depth.get() as { n: number; oldest: string | null };
+    return `queue_depth=${n}${oldest ? `&oldest_pending_at=${encodeURIComponent(oldest)}` : ''}`;
+  };
   const markAnswered = db.prepare(
     'update outbox set pushed_at = ?, outcome = ?, outcome_reason = ? where change_id = ? and pushed_at is null',
   );
@@ -187,11 +202,9 @@ export function createSyncClient(
   }
 
   async function pushBatch(batch: OutboxRow[]) {
-    const { n, oldest } = depth.get() as { n: number; oldest: string | null };
     const result = await request<PushResult>('POST', '/v1/sync/push', {
       changes: batch.map(toChange),
-      queue_depth: n,
-      oldest_pending_at: oldest,
+      ...queueBehind(batch.at(-1)!.seq),
     });
     deps.observe(result.server_hlc);
     return settle(result.results, Object.fromEntries(batch.map((row) => [row.change_id, row.occurred_at])));
@@ -280,7 +293,7 @@ export function createSyncClient(
       }
       const page = await request<PullResult>(
         'GET',
-        `/v1/sync/pull?cursor=${cursor}&limit=${options.pullLimit}`,
+        `/v1/sync/pull?cursor=${cursor}&limit=${options.pullLimit}&${queueQuery()}`,
       );
       deps.observe(page.server_hlc);
       if (page.reset) {
@@ -297,13 +310,16 @@ export function createSyncClient(
   }
 
   return {
-    /** One full round: pull what the cloud has (a first run starts from a snapshot), then push. */
+    /** One full round: pull what the cloud has (a first run starts from a snapshot), push, pull again. */
     async sync(): Promise<SyncRound> {
       try {
         const pulled = await pull();
         const pushed = await push();
+        // Once more after pushing: what the cloud changed meanwhile, and the queue as it now
+        // stands (the reports of batches in flight together may land in any order).
+        const caughtUp = pushed.pushed > 0 ? await pull() : 0;
         setState({ last_success_at: now(), last_error: null });
-        return { pulled, ...pushed };
+        return { pulled: pulled + caughtUp, ...pushed };
       } catch (error) {
         setState({ last_error: (error as Error).message.slice(0, 500) });
         throw error;
@@ -313,7 +329,7 @@ export function createSyncClient(
     waitForTrigger: (timeoutSeconds: number) =>
       request<{ triggered: boolean; priority: string | null }>(
         'GET',
-        `/v1/sync/wait?timeout_seconds=${timeoutSeconds}`,
+        `/v1/sync/wait?timeout_seconds=${timeoutSeconds}&${queueQuery()}`,
       ),
     queue: () => depth.get() as { n: number; oldest: string | null },
     close: () => pool.close(),

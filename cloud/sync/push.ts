@@ -120,8 +120,9 @@ export function createPushApplier(deps: PushDeps) {
     await queries.updateLocation(trx, scope, {
       last_push_at: at,
       last_seen_at: at,
-      ...(body.queue_depth !== undefined ? { queue_depth: body.queue_depth } : {}),
-      ...(body.oldest_pending_at !== undefined ? { oldest_pending_at: body.oldest_pending_at } : {}),
+      ...(body.queue_depth !== undefined
+        ? { queue_depth: body.queue_depth, oldest_pending_at: body.oldest_pending_at ?? null }
+        : {}),
     });
     return { results: writes.results, server_hlc: deps.hlc.tick() } satisfies PushResult;
   }

@@ -9,6 +9,7 @@ import {
   PullResultSchema,
   PushBodySchema,
   PushResultSchema,
+  QueueQuery,
 } from '../../shared/sync/protocol.ts';
 import { requireAuth } from '../gateway/auth.ts';
 import { type ApplianceIdentity, applianceUnauthorized, type SyncService } from './service.ts';
@@ -124,7 +125,12 @@ export async function syncRoutes(app: FastifyInstance, { sync }: { sync: SyncSer
     async (request) =>
       envelope(
         request.id,
-        await sync.pull(applianceOf(request), request.query.cursor ?? 0, request.query.limit ?? 1000),
+        await sync.pull(
+          applianceOf(request),
+          request.query.cursor ?? 0,
+          request.query.limit ?? 1000,
+          request.query,
+        ),
       ),
   );
 
@@ -170,7 +176,10 @@ export async function syncRoutes(app: FastifyInstance, { sync }: { sync: SyncSer
         ...applianceDoc,
         summary: 'The appliance’s open channel: answers when the cloud asks it to sync now',
         querystring: Type.Object(
-          { timeout_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 60, default: 25 })) },
+          {
+            timeout_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 60, default: 25 })),
+            ...QueueQuery,
+          },
           { additionalProperties: false },
         ),
         response: {
@@ -185,7 +194,8 @@ export async function syncRoutes(app: FastifyInstance, { sync }: { sync: SyncSer
       const closed = new AbortController();
       request.raw.once('close', () => closed.abort());
       const timeout = (request.query.timeout_seconds ?? 25) * 1000;
-      return envelope(request.id, await sync.waitForTrigger(applianceOf(request), timeout, closed.signal));
+      const answer = await sync.waitForTrigger(applianceOf(request), timeout, closed.signal, request.query);
+      return envelope(request.id, answer);
     },
   );
 

@@ -23,6 +23,7 @@ import {
   type FeedEntry,
   type PushBody,
   type PushResult,
+  type QueueState,
   type RowState,
 } from '../../shared/sync/protocol.ts';
 import { type Fields, SYNC_TABLES, type SyncTableName, travelsDown } from '../../shared/sync/registry.ts';
@@ -32,7 +33,7 @@ import type { StaffRecord } from '../tenancy/service.ts';
 import { CLOUD_DOC_CLIENT, rowKey, toRowState } from './apply.ts';
 import { createPushApplier } from './push.ts';
 import { createSyncStore, type Scope } from './store.ts';
-import type { SyncApplianceRow, SyncFeedRow, SyncRowRow } from './tables.ts';
+import type { SyncApplianceRow, SyncFeedRow, SyncLocationRow, SyncRowRow } from './tables.ts';
 import { checkBatch } from './validate.ts';
 
 export interface ApplianceIdentity extends Scope {
@@ -244,12 +245,13 @@ export function createSyncService(deps: SyncDeps) {
     },
 
     /** The store's feed after `cursor`; a cursor the feed no longer reaches asks for a snapshot. */
-    async pull(appliance: ApplianceIdentity, cursor: number, limit: number) {
+    async pull(appliance: ApplianceIdentity, cursor: number, limit: number, queue: Partial<QueueState> = {}) {
       const location = await queries.location(db, appliance);
       if (!location) throw new NotFoundError('Location', 'LOCATION_NOT_FOUND');
       const at = now();
+      const reported = queueReport(queue);
       if (cursor < Number(location.feed_floor) || cursor > Number(location.last_seq)) {
-        await queries.updateLocation(db, appliance, { last_seen_at: at });
+        await queries.updateLocation(db, appliance, { last_seen_at: at, ...reported });
         return { changes: [], cursor, has_more: false, reset: true, server_hlc: hlc.tick() };
       }
       const rows = await queries.feed(db, appliance, cursor, limit);
@@ -258,6 +260,7 @@ export function createSyncService(deps: SyncDeps) {
         last_pull_at: at,
         last_seen_at: at,
         pulled_cursor: next,
+        ...reported,
       });
       return {
         changes: rows.map(feedEntry),
@@ -418,11 +421,17 @@ export function createSyncService(deps: SyncDeps) {
      * The appliance's open channel: answers as soon as a trigger is pending (at once if one
      * already is), else after `timeoutMs`. Another replica's trigger is noticed by polling.
      */
-    async waitForTrigger(appliance: ApplianceIdentity, timeoutMs: number, signal?: AbortSignal) {
+    async waitForTrigger(
+      appliance: ApplianceIdentity,
+      timeoutMs: number,
+      signal?: AbortSignal,
+      queue: Partial<QueueState> = {},
+    ) {
       const key = `${appliance.tenantId}/${appliance.locationId}`;
+      const reported = queueReport(queue);
       const take = async () => {
         const location = await queries.location(db, appliance);
-        await queries.updateLocation(db, appliance, { last_seen_at: now() });
+        await queries.updateLocation(db, appliance, { last_seen_at: now(), ...reported });
         if (!location?.trigger_requested_at) return undefined;
         await queries.updateLocation(db, appliance, { trigger_requested_at: null, trigger_priority: null });
         return { triggered: true, priority: location.trigger_priority ?? 'normal' };
@@ -460,6 +469,12 @@ export function createSyncService(deps: SyncDeps) {
       return pruned.length;
     },
   };
+}
+
+/** The columns an appliance's queue report sets; a report it left out changes nothing. */
+function queueReport(queue: Partial<QueueState>): Partial<SyncLocationRow> {
+  if (queue.queue_depth === undefined) return {};
+  return { queue_depth: queue.queue_depth, oldest_pending_at: queue.oldest_pending_at ?? null };
 }
 
 function publicAppliance(row: SyncApplianceRow) {

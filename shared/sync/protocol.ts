@@ -9,6 +9,32 @@ import { HLC_PATTERN } from './hlc.ts';
 import { type ColumnType, type Fields, SYNC_TABLES, type SyncTableName } from './registry.ts';
 
 export const DEFAULT_BATCH_SIZE = 100;
+
+/**
+ * What the appliance says of its outbox with a push (the changes queued behind that batch), a
+ * pull or its wait request, so the cloud's sync status shows the store's backlog and its age.
+ */
+export const QueueReport = {
+  queue_depth: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Changes waiting on the appliance, not yet sent' }),
+  ),
+  oldest_pending_at: Type.Optional(
+    Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the oldest of them was made',
+    }),
+  ),
+};
+
+/** The same report in a query string, where an empty queue simply leaves the time out. */
+export const QueueQuery = {
+  queue_depth: QueueReport.queue_depth,
+  oldest_pending_at: Type.Optional(Type.String({ format: 'date-time' })),
+};
+
+export interface QueueState {
+  queue_depth: number;
+  oldest_pending_at: string | null;
+}
 /** The most changes one push may carry: a bigger batch is refused whole (413). */
 export const MAX_PUSH_CHANGES = 1000;
 /** The most feed entries one pull answers with. */
@@ -43,10 +69,7 @@ export type Change = Static<typeof ChangeSchema>;
 export const PushBodySchema = Type.Object(
   {
     changes: Type.Array(ChangeSchema, { minItems: 1 }),
-    queue_depth: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Changes still waiting on the appliance' }),
-    ),
-    oldest_pending_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+    ...QueueReport,
   },
   { additionalProperties: false },
 );
@@ -87,6 +110,7 @@ export const PullQuerySchema = Type.Object(
   {
     cursor: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'The last feed seq applied' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PULL_LIMIT, default: 1000 })),
+    ...QueueQuery,
   },
   { additionalProperties: false },
 );

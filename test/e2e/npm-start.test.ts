@@ -59,6 +59,36 @@ describe('npm start', () => {
     );
     expect(order.status).toBe(201);
 
+    // The store syncs with the cloud: the order reaches it within moments, nothing left queued.
+    const orderId = (order.json.data as { id: string }).id;
+    const adminToken = (admin.json.status as { access_token: string }).access_token;
+    const locations = (await (
+      await fetch(`${urls.cloud}/v1/platform/locations`, {
+        headers: { authorization: `Bearer ${adminToken}` },
+      })
+    ).json()) as { data: Array<{ id: string }> };
+    const statusUrl = `${urls.cloud}/v1/sync/status/${locations.data[0]!.id}`;
+    const deadline = Date.now() + 15_000;
+    let synced: Record<string, unknown> = {};
+    while (Date.now() < deadline) {
+      const store = (await (
+        await fetch(`${urls.store}/v1/sync/status`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as { data: Record<string, unknown> };
+      synced = store.data;
+      if (synced.online === true && synced.queue_depth === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(synced).toMatchObject({ configured: true, online: true, queue_depth: 0, rejected: 0 });
+    const cloudStatus = (await (
+      await fetch(statusUrl, { headers: { authorization: `Bearer ${adminToken}` } })
+    ).json()) as { data: Record<string, unknown> };
+    expect(cloudStatus.data, JSON.stringify(cloudStatus.data)).toMatchObject({
+      online: true,
+      queue_depth: 0,
+    });
+    expect(cloudStatus.data.changes_24h).toBeGreaterThan(0);
+    expect(orderId).toBeTruthy();
+
     child.kill('SIGTERM');
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(0);

@@ -367,6 +367,29 @@ describe.each(backends)('sync push and pull (%s)', (backend) => {
     expect((await pull(1)).statusCode).toBe(401);
   });
 
+  it('shows the backlog the appliance reports with its pulls, waits and pushes', async () => {
+    const oldest = new Date(cloud.clock.now().getTime() - 90_000).toISOString();
+    await cloud.app.inject({
+      method: 'GET',
+      url: `/v1/sync/pull?cursor=0&queue_depth=640&oldest_pending_at=${encodeURIComponent(oldest)}`,
+      headers: { authorization: `Appliance ${credential}` },
+    });
+    const status = () =>
+      cloud.app
+        .inject({ method: 'GET', url: `/v1/sync/status/${locationId}`, headers: bearer(adminToken) })
+        .then((r) => r.json().data);
+    expect(await status()).toMatchObject({ queue_depth: 640, oldest_pending_at: oldest, lag_seconds: 90 });
+    const orderId = newId();
+    await push([change('orders', orderId, orderFields(orderId))]);
+    expect(await status()).toMatchObject({ queue_depth: 0, oldest_pending_at: null, lag_seconds: 0 });
+    const bad = await cloud.app.inject({
+      method: 'GET',
+      url: '/v1/sync/wait?timeout_seconds=0&queue_depth=-1',
+      headers: { authorization: `Appliance ${credential}` },
+    });
+    expect(bad.statusCode).toBe(400);
+  });
+
   it('wakes the appliance’s open wait when a manager triggers a sync', async () => {
     const waiting = cloud.app.inject({
       method: 'GET',
