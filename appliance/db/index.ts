@@ -42,9 +42,16 @@ export function migrate(db: ApplianceDatabase, migrations: ApplianceMigration[])
   const record = db.prepare('insert into schema_migrations (version, name, applied_at) values (?, ?, ?)');
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     if (applied.has(migration.version)) continue;
-    db.transaction(() => {
-      migration.up(db);
-      record.run(migration.version, migration.name, new Date().toISOString());
-    })();
+    if (migration.rebuildsTables) db.pragma('foreign_keys = OFF');
+    try {
+      db.transaction(() => {
+        migration.up(db);
+        if (migration.rebuildsTables && (db.pragma('foreign_key_check') as unknown[]).length > 0)
+          throw new Error(`migration ${migration.version} (${migration.name}) broke a foreign key`);
+        record.run(migration.version, migration.name, new Date().toISOString());
+      })();
+    } finally {
+      if (migration.rebuildsTables) db.pragma('foreign_keys = ON');
+    }
   }
 }

@@ -10,11 +10,18 @@ import * as timeclock from './0008-timeclock.ts';
 import * as kitchen from './0009-kitchen.ts';
 import * as sync from './0010-sync.ts';
 import * as locationUpsert from './0011-location-upsert.ts';
+import * as cloudNames from './0012-cloud-names.ts';
 
 export interface ApplianceMigration {
   version: number;
   name: string;
   up(db: Database.Database): void;
+  /**
+   * The migration rebuilds tables others refer to: it runs with foreign keys off (SQLite's way;
+   * dropping the old table would otherwise delete through its references) and commits only if
+   * every reference still holds afterwards.
+   */
+  rebuildsTables?: boolean;
 }
 
 /** Applied in version order, each in its own transaction; never edit one that has shipped. */
@@ -30,4 +37,5 @@ export const migrations: ApplianceMigration[] = [
   kitchen.migration,
   sync.migration,
   locationUpsert.migration,
+  cloudNames.migration,
 ];

@@ -113,4 +113,37 @@ describe('replica: rows from the cloud', () => {
     });
     expect(services.orders.get(order.id).items.map((i) => i.id)).toEqual([order.items[0]!.id]);
   });
+
+  it('lands a category and a stock item from the cloud named like the store’s own', () => {
+    const local = services.menu.createCategory({ name: 'Mains' });
+    services.inventory.create({ name: 'Buns', unit: 'each' });
+    answerAll();
+    const at = '2026-06-10T19:00:00.000Z';
+    const hlc = '1781118000000-0000-cloud';
+    land({
+      table: 'menu_categories',
+      row_id: 'hq-mains',
+      version: 1,
+      deleted: false,
+      hlc,
+      fields: { id: 'hq-mains', name: 'MAINS', position: 1, updated_at: at },
+    });
+    const stock = { unit: 'each', reorder_level_milli: 0, reorder_quantity_milli: 0, updated_at: at };
+    land({
+      table: 'inventory_items',
+      row_id: 'hq-buns',
+      version: 1,
+      deleted: false,
+      hlc,
+      fields: { id: 'hq-buns', name: 'Buns', ...stock },
+    });
+    expect(services.menu.listCategories().map((c) => c.id)).toEqual(
+      expect.arrayContaining([local.id, 'hq-mains']),
+    );
+    expect(services.inventory.list().filter((i) => i.name === 'Buns')).toHaveLength(2);
+    // Made here, a duplicate name is still refused.
+    expect(() => services.menu.createCategory({ name: 'mains' })).toThrow(
+      expect.objectContaining({ status: 409 }),
+    );
+  });
 });
