@@ -284,7 +284,7 @@ export async function syncRoutes(app: FastifyInstance, { sync }: { sync: SyncSer
           { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })) },
           { additionalProperties: false },
         ),
-        response: { 200: Envelope(Type.Array(ConflictSchema)), ...errorResponses(400, 401, 403) },
+        response: { 200: Envelope(Type.Array(ConflictSchema)), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {

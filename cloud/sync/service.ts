@@ -397,8 +397,11 @@ export function createSyncService(deps: SyncDeps) {
       };
     },
 
-    conflicts: (tenantId: string, locationId: string, limit: number) =>
-      queries.conflicts(db, { tenantId, locationId }, limit),
+    async conflicts(tenantId: string, locationId: string, limit: number) {
+      if (!(await deps.locationExists(tenantId, locationId)))
+        throw new NotFoundError('Location', 'LOCATION_NOT_FOUND');
+      return queries.conflicts(db, { tenantId, locationId }, limit);
+    },
 
     /** Asks the store's appliance to sync now; it hears it on its open wait request. */
     async trigger(tenantId: string, locationId: string, priority: string) {

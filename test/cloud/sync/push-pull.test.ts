@@ -390,6 +390,53 @@ describe.each(backends)('sync push and pull (%s)', (backend) => {
     expect(bad.statusCode).toBe(400);
   });
 
+  it('keeps tenants apart: another tenant’s admin and appliance reach nothing of this store', async () => {
+    const orderId = newId();
+    await push([change('orders', orderId, orderFields(orderId))]);
+    const other = await seedTenant(cloud.services, 'globex');
+    await cloud.services.tenancy.addUser(other.tenant.id, {
+      email: 'admin@globex.test',
+      password: 'correct horse battery',
+      roles: ['tenant_admin'],
+    });
+    const theirToken = (
+      await loginTokens(cloud.app, { email: 'admin@globex.test', password: 'correct horse battery' })
+    ).access_token;
+    const asThem = (method: 'GET' | 'POST', url: string, payload?: object) =>
+      cloud.app.inject({ method, url, headers: bearer(theirToken), ...(payload ? { payload } : {}) });
+    expect((await asThem('GET', `/v1/sync/status/${locationId}`)).statusCode).toBe(404);
+    expect((await asThem('GET', `/v1/sync/conflicts/${locationId}`)).statusCode).toBe(404);
+    expect((await asThem('POST', '/v1/sync/trigger', { location_id: locationId })).statusCode).toBe(404);
+    expect((await asThem('POST', '/v1/sync/appliances', { location_id: locationId })).statusCode).toBe(404);
+    const theirs = (await asThem('GET', '/v1/sync/appliances')).json().data;
+    expect(theirs).toEqual([]);
+
+    // Their store's appliance cannot write this store's row, nor read it in its feed or snapshot.
+    const { credential: theirCredential } = await cloud.services.sync.provisionAppliance(other.tenant.id, {
+      location_id: other.location.id,
+    });
+    const foreign = await push(
+      [
+        change('orders', orderId, orderFields(orderId, { status: 'cancelled' }), {
+          op: 'update',
+          base_version: 1,
+          version: 2,
+        }),
+      ],
+      theirCredential,
+    );
+    expect(foreign.statusCode).toBe(403);
+    const snapshot = await cloud.app.inject({
+      method: 'GET',
+      url: '/v1/sync/snapshot',
+      headers: { authorization: `Appliance ${theirCredential}` },
+    });
+    expect(JSON.stringify(snapshot.json().data.rows)).not.toContain(orderId);
+    expect((await cloud.services.sync.row(tenantId, locationId, 'orders', orderId))?.fields).toMatchObject({
+      status: 'open',
+    });
+  });
+
   it('wakes the appliance’s open wait when a manager triggers a sync', async () => {
     const waiting = cloud.app.inject({
       method: 'GET',
