@@ -5,13 +5,7 @@
  */
 import { Buffer } from 'node:buffer';
 import type Database from 'better-sqlite3';
-import {
-  compactIfLarge,
-  encodeRowDoc,
-  loadRowDoc,
-  mergeUpdate,
-  readFields,
-} from '../../shared/sync/merge-doc.ts';
+import { mergeRowStates } from '../../shared/sync/merge-doc.ts';
 import type { RowState } from '../../shared/sync/protocol.ts';
 import { isSyncTable, SYNC_TABLES, type SyncTableName } from '../../shared/sync/registry.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
@@ -109,21 +103,21 @@ export function createReplica(db: ApplianceDatabase, docClientId: number) {
     const existing = prepare('select doc from time_punches where id = ?').get(row.row_id) as
       | { doc: string | null }
       | undefined;
-    const merged = loadRowDoc(
-      existing?.doc ? Buffer.from(existing.doc, 'base64') : new Uint8Array(),
-      docClientId,
-    );
-    mergeUpdate(merged, Buffer.from(row.doc, 'base64'));
-    const doc = compactIfLarge(merged, docClientId);
-    const fields = readFields(doc);
-    const encoded = Buffer.from(encodeRowDoc(doc)).toString('base64');
+    const incoming = Buffer.from(row.doc, 'base64');
+    const stored = existing?.doc ? Buffer.from(existing.doc, 'base64') : undefined;
+    const { fields, state } = mergeRowStates(stored, incoming, docClientId);
     prepare(
       `insert into time_punches (id, staff_id, kind, at, note, corrected_by, reason, created_at, version, updated_at, doc)
        values (@id, @staff_id, @kind, @at, @note, @corrected_by, @reason, @created_at, @version, @updated_at, @doc)
        on conflict (id) do update set staff_id = excluded.staff_id, kind = excluded.kind, at = excluded.at,
          note = excluded.note, corrected_by = excluded.corrected_by, reason = excluded.reason,
          version = max(time_punches.version, excluded.version), updated_at = excluded.updated_at, doc = excluded.doc`,
-    ).run({ ...fields, version: row.version, updated_at: new Date().toISOString(), doc: encoded });
+    ).run({
+      ...fields,
+      version: row.version,
+      updated_at: new Date().toISOString(),
+      doc: state === incoming ? row.doc : Buffer.from(state).toString('base64'),
+    });
   }
 
   function applyStaff(fields: Record<string, unknown>, version: number) {
@@ -137,15 +131,20 @@ export function createReplica(db: ApplianceDatabase, docClientId: number) {
 
   return {
     /**
-     * Runs `work` in one transaction with foreign keys unchecked. Rows come in the cloud's order
+     * Runs `work` in one transaction with foreign keys unchecked: rows come in the cloud's order
      * (a snapshot pages by row key, so an order's items come before the order, maybe a page
      * earlier); the cloud holds every parent, and the parent lands in a later page or round.
+     * Without an fsync of its own, too: what sync lands is the cloud's to give again (a lost
+     * answer is answered again as a duplicate, a lost page is pulled again and lands once), and
+     * the next sale's commit makes it durable anyway. The store's own writes keep `FULL`.
      */
     land<T>(work: () => T): T {
       db.pragma('foreign_keys = OFF');
+      db.pragma('synchronous = NORMAL');
       try {
         return db.transaction(work)();
       } finally {
+        db.pragma('synchronous = FULL');
         db.pragma('foreign_keys = ON');
       }
     },

@@ -2,13 +2,12 @@ import type { Clock } from '../../shared/clock.ts';
 import { AppError, InvalidRequestError, NotFoundError } from '../../shared/http/errors.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import {
-  compactIfLarge,
   createRowDoc,
-  encodeRowDoc,
   type FieldValue,
   fieldStamps,
   loadRowDoc,
   readFields,
+  settleRowDoc,
   writeFields,
 } from '../../shared/sync/merge-doc.ts';
 import { SYNC_TABLES } from '../../shared/sync/registry.ts';
@@ -74,8 +73,6 @@ function materialise(doc: RowDoc): PunchFields {
     created_at: String(fields.created_at),
   };
 }
-
-const encode = (doc: RowDoc) => Buffer.from(encodeRowDoc(doc)).toString('base64');
 
 export const toPunch = (row: PunchFields & { version: number }) => ({
   id: row.id,
@@ -158,9 +155,9 @@ export function createTimeClockService(deps: {
 
   /** Writes the row as its document says, and its outbox row; call inside the transaction. */
   function save(edited: RowDoc, operation: 'insert' | 'update', version: number) {
-    const doc = compactIfLarge(edited, changes.docClientId);
+    const { doc, state } = settleRowDoc(edited, changes.docClientId);
     const fields = materialise(doc);
-    const encoded = encode(doc);
+    const encoded = Buffer.from(state).toString('base64');
     (operation === 'insert' ? insert : update).run({
       ...fields,
       version,

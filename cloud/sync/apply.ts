@@ -4,15 +4,8 @@
  * what they decide.
  */
 import { Buffer } from 'node:buffer';
-import * as Y from 'yjs';
 import { isEventType } from '../../shared/events.ts';
-import {
-  compactIfLarge,
-  encodeRowDoc,
-  loadRowDoc,
-  mergeUpdate,
-  readFields,
-} from '../../shared/sync/merge-doc.ts';
+import { mergeRowStates } from '../../shared/sync/merge-doc.ts';
 import type { Change, RowState } from '../../shared/sync/protocol.ts';
 import { SYNC_TABLES, type SyncTableName } from '../../shared/sync/registry.ts';
 import type { SyncRowRow } from './tables.ts';
@@ -87,30 +80,18 @@ function appendOnly(change: Change, existing: SyncRowRow | undefined, context: C
  * the cloud had edits the appliance has not seen, the merged row goes back in the answer.
  */
 function merge(change: Change, existing: SyncRowRow | undefined, context: Context): Decision {
-  const merged = loadRowDoc(
-    existing?.doc ? Buffer.from(existing.doc, 'base64') : new Uint8Array(),
-    CLOUD_DOC_CLIENT,
-  );
   const incoming = Buffer.from(change.doc ?? '', 'base64');
-  mergeUpdate(merged, incoming);
-  const hasMore = cloudHasMore(merged, incoming);
-  const doc = compactIfLarge(merged, CLOUD_DOC_CLIENT);
+  const stored = existing?.doc ? Buffer.from(existing.doc, 'base64') : undefined;
+  const merged = mergeRowStates(stored, incoming, CLOUD_DOC_CLIENT);
   const row: SyncRowRow = {
     ...newRow(change, context, existing),
     version: Math.max(existing?.version ?? 0, change.version),
-    fields: JSON.stringify(readFields(doc)),
-    doc: Buffer.from(encodeRowDoc(doc)).toString('base64'),
+    fields: JSON.stringify(merged.fields),
+    doc: merged.state === incoming ? change.doc! : Buffer.from(merged.state).toString('base64'),
   };
-  return hasMore ? { status: 'applied', row, echo: toRowState(row) } : { status: 'applied', row };
-}
-
-/** Whether the merged document holds edits the appliance's state did not: compared by state vector. */
-function cloudHasMore(doc: Y.Doc, incoming: Uint8Array) {
-  const theirs = Y.decodeStateVector(Y.encodeStateVectorFromUpdate(incoming));
-  for (const [client, clock] of Y.decodeStateVector(Y.encodeStateVector(doc))) {
-    if ((theirs.get(client) ?? 0) < clock) return true;
-  }
-  return false;
+  return merged.storedHadMore
+    ? { status: 'applied', row, echo: toRowState(row) }
+    : { status: 'applied', row };
 }
 
 export function decide(change: Change, existing: SyncRowRow | undefined, context: Context): Decision {

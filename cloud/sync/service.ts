@@ -11,11 +11,10 @@ import {
 import type { IdGenerator } from '../../shared/ids.ts';
 import { createHlc } from '../../shared/sync/hlc.ts';
 import {
-  compactIfLarge,
   createRowDoc,
-  encodeRowDoc,
   loadRowDoc,
   readFields,
+  settleRowDoc,
   writeFields,
 } from '../../shared/sync/merge-doc.ts';
 import {
@@ -171,12 +170,12 @@ export function createSyncService(deps: SyncDeps) {
       ? loadRowDoc(Buffer.from(existing.doc, 'base64'), CLOUD_DOC_CLIENT)
       : createRowDoc(CLOUD_DOC_CLIENT);
     writeFields(loaded, fields as Record<string, string | number | boolean | null>, stamp);
-    const doc = compactIfLarge(loaded, CLOUD_DOC_CLIENT);
+    const { doc, state } = settleRowDoc(loaded, CLOUD_DOC_CLIENT);
     return {
       ...base,
       deleted: 0,
       fields: JSON.stringify(readFields(doc)),
-      doc: Buffer.from(encodeRowDoc(doc)).toString('base64'),
+      doc: Buffer.from(state).toString('base64'),
     };
   }
 

@@ -25,7 +25,12 @@ interface Entry {
 }
 
 const ROOT = 'fields';
+// A doc's guid only names it among subdocuments, which rows never have; left out, Yjs draws a
+// random UUID for every doc, 31 calls to the system's random source each time.
+const DOC_GUID = 'sync-row';
 const FILLER = 'compaction-filler';
+/** Past this many bytes of encoded state a row's document is rebuilt from its winning entries. */
+export const MAX_DOC_BYTES = 4096;
 
 const isFieldValue = (value: unknown): value is FieldValue =>
   value === null ||
@@ -75,7 +80,7 @@ function winners(doc: Y.Doc): Entry[] {
  * sync message would grow with each edit made after a reload.
  */
 export function createRowDoc(clientId: number): Y.Doc {
-  const doc = new Y.Doc({ gc: true });
+  const doc = new Y.Doc({ gc: true, guid: DOC_GUID });
   doc.clientID = clientId;
   return doc;
 }
@@ -87,7 +92,7 @@ export function createRowDoc(clientId: number): Y.Doc {
  * clocks it has already sent. An empty state (no stored doc yet) gives a new doc; Yjs would throw.
  */
 export function loadRowDoc(state: Uint8Array, clientId: number): Y.Doc {
-  const doc = new Y.Doc({ gc: true });
+  const doc = new Y.Doc({ gc: true, guid: DOC_GUID });
   if (state.byteLength > 0) Y.applyUpdate(doc, state);
   doc.clientID = clientId;
   return doc;
@@ -126,7 +131,7 @@ export const encodeRowDoc = (doc: Y.Doc): Uint8Array => Y.encodeStateAsUpdate(do
 export const mergeUpdate = (doc: Y.Doc, update: Uint8Array): void => Y.applyUpdate(doc, update);
 
 /** Deleted entries keep a tombstone with their key in the encoded state, so size tracks history. */
-export const needsCompaction = (doc: Y.Doc, maxBytes = 4096): boolean =>
+export const needsCompaction = (doc: Y.Doc, maxBytes = MAX_DOC_BYTES): boolean =>
   encodeRowDoc(doc).byteLength > maxBytes;
 
 /**
@@ -166,6 +171,54 @@ export function compactRowDoc(doc: Y.Doc, clientId: number): Y.Doc {
   return compacted;
 }
 
-/** The doc itself, or, once its history has grown past `maxBytes`, its compacted rebuild. */
-export const compactIfLarge = (doc: Y.Doc, clientId: number, maxBytes = 4096): Y.Doc =>
-  needsCompaction(doc, maxBytes) ? compactRowDoc(doc, clientId) : doc;
+/**
+ * The doc to keep and its encoded state, encoded once: the doc itself, or, once its history has
+ * grown past `maxBytes`, its compacted rebuild.
+ */
+export function settleRowDoc(doc: Y.Doc, clientId: number, maxBytes = MAX_DOC_BYTES) {
+  const state = encodeRowDoc(doc);
+  if (state.byteLength <= maxBytes) return { doc, state };
+  const compacted = compactRowDoc(doc, clientId);
+  return { doc: compacted, state: encodeRowDoc(compacted) };
+}
+
+/**
+ * Whether state `a` holds everything state `b` does, read from their state vectors alone (no doc
+ * is built). Sound here because every delete in a row doc comes with an insert by the same client
+ * in the same transaction (a write replaces entries; compaction inserts its filler), so having
+ * seen a client's clock means having seen its deletes too.
+ */
+export function coversState(a: Uint8Array, b: Uint8Array): boolean {
+  const theirs = Y.decodeStateVector(Y.encodeStateVectorFromUpdate(a));
+  for (const [client, clock] of Y.decodeStateVector(Y.encodeStateVectorFromUpdate(b))) {
+    if ((theirs.get(client) ?? 0) < clock) return false;
+  }
+  return true;
+}
+
+export interface MergedRow {
+  fields: Record<string, FieldValue>;
+  /** The state to keep: `incoming` itself when it already held everything `stored` did. */
+  state: Uint8Array;
+  /** `stored` held edits `incoming` lacked: the sender should be told the merged row. */
+  storedHadMore: boolean;
+}
+
+/**
+ * A replica's stored state of a row (undefined when it has none) merged with one that arrived.
+ * The usual case, a state that covers what is stored, is read once and kept as it came, with no
+ * document rebuilt or re-encoded; otherwise both are merged, and compacted when large.
+ */
+export function mergeRowStates(
+  stored: Uint8Array | undefined,
+  incoming: Uint8Array,
+  clientId: number,
+): MergedRow {
+  const storedHadMore = stored !== undefined && !coversState(incoming, stored);
+  if (!storedHadMore && incoming.byteLength <= MAX_DOC_BYTES)
+    return { fields: readFields(loadRowDoc(incoming, clientId)), state: incoming, storedHadMore };
+  const merged = loadRowDoc(stored ?? new Uint8Array(), clientId);
+  mergeUpdate(merged, incoming);
+  const { doc, state } = settleRowDoc(merged, clientId);
+  return { fields: readFields(doc), state, storedHadMore };
+}
