@@ -9,6 +9,7 @@ import {
   type FieldValue,
   fieldStamps,
   loadRowDoc,
+  mergeRowStates,
   mergeUpdate,
   needsCompaction,
   readFields,
@@ -96,6 +97,34 @@ function busyDoc(clientId: number, node: string, writes: number): Y.Doc {
   }
   return doc;
 }
+
+describe('mergeRowStates', () => {
+  it('keeps an arriving state that covers the stored one as it came, and merges otherwise', () => {
+    const edge = createRowDoc(EDGE);
+    writeFields(edge, { name: 'Ann', note: null }, stamp(0));
+    const first = encodeRowDoc(edge);
+    expect(mergeRowStates(undefined, first, CLOUD)).toMatchObject({
+      state: first,
+      storedHadMore: false,
+      fields: { name: 'Ann', note: null },
+    });
+
+    writeFields(edge, { note: 'late bus' }, stamp(1));
+    const second = encodeRowDoc(edge);
+    const kept = mergeRowStates(first, second, CLOUD);
+    expect(kept.state).toBe(second);
+    expect(kept.fields).toEqual({ name: 'Ann', note: 'late bus' });
+
+    // The cloud edited too: the arriving state lacks that edit, so both are merged and it goes back.
+    const cloud = loadRowDoc(first, CLOUD);
+    writeFields(cloud, { name: 'Ann B.' }, stamp(2, 'cloud'));
+    const merged = mergeRowStates(encodeRowDoc(cloud), second, CLOUD);
+    expect(merged.storedHadMore).toBe(true);
+    expect(merged.state).not.toBe(second);
+    expect(merged.fields).toEqual({ name: 'Ann B.', note: 'late bus' });
+    expect(readFields(loadRowDoc(merged.state, EDGE))).toEqual(merged.fields);
+  });
+});
 
 describe('compactRowDoc', () => {
   it('keeps the fields and shrinks the encoded state', () => {
