@@ -8,6 +8,8 @@ export interface CloudConfig {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** PostgreSQL only: the schema the store lives in (created when missing); unset means the server's default. */
+  databaseSchema: string | undefined;
   redisUrl: string | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
   /** Trust X-Forwarded-For: only behind a proxy we run, or clients could pick their own address. */
@@ -33,6 +35,7 @@ export const CLOUD_VARIABLES = [
   'CLOUD_HOST',
   'DATA_DIR',
   'DATABASE_URL',
+  'DATABASE_SCHEMA',
   'REDIS_URL',
   'LOG_LEVEL',
   'CLOUD_TRUST_PROXY',
@@ -77,6 +80,22 @@ function url(env: Env, name: string, accepts: (value: string) => boolean, expect
 }
 
 /**
+ * A plain lower-case identifier: it reaches PostgreSQL unquoted in the connection's search path, so
+ * nothing else may pass, and it makes no sense without PostgreSQL.
+ */
+function schemaName(env: Env, databaseUrl: string | undefined) {
+  const raw = env.DATABASE_SCHEMA;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw))
+    throw new ConfigError(
+      `DATABASE_SCHEMA must be a lower-case identifier (letters, digits, _; at most 63), got "${raw}"`,
+    );
+  if (databaseUrl === undefined)
+    throw new ConfigError('DATABASE_SCHEMA needs a postgres:// DATABASE_URL (SQLite has no schemas)');
+  return raw;
+}
+
+/**
  * Reads and checks the cloud's environment. Unrelated variables are ignored (the environment is
  * shared with other software, some of it using CLOUD_* names too); a bad value of ours stops start-up.
  */
@@ -84,16 +103,18 @@ export function loadCloudConfig(env: Env): CloudConfig {
   const host = env.CLOUD_HOST || '127.0.0.1';
   if (!/^[\w.:-]+$/.test(host))
     throw new ConfigError(`CLOUD_HOST must be a host name or address, got "${host}"`);
+  const databaseUrl = url(
+    env,
+    'DATABASE_URL',
+    isPostgresUrl,
+    'a postgres:// URL (leave it unset for SQLite in DATA_DIR)',
+  );
   return {
     port: integer(env, 'CLOUD_PORT', 8080, 0, 65535),
     host,
     dataDir: env.DATA_DIR || './data',
-    databaseUrl: url(
-      env,
-      'DATABASE_URL',
-      isPostgresUrl,
-      'a postgres:// URL (leave it unset for SQLite in DATA_DIR)',
-    ),
+    databaseUrl,
+    databaseSchema: schemaName(env, databaseUrl),
     redisUrl: url(env, 'REDIS_URL', (v) => /^rediss?:\/\//.test(v), 'a redis:// or rediss:// URL'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     trustProxy: boolean(env, 'CLOUD_TRUST_PROXY', false),

@@ -21,7 +21,11 @@ export async function startCloud(
   options: { log?: pino.Logger; beforeListen?: (services: CloudServices) => Promise<unknown> } = {},
 ) {
   const log = options.log ?? pino({ level: config.logLevel });
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const store = await openStore({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    schema: config.databaseSchema,
+  });
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
   await redis?.connect();
   const deps = { store, clock: systemClock, newId, redis };

@@ -30,6 +30,8 @@ describe('cloud configuration', () => {
     ['CLOUD_PORT', '70000'],
     ['CLOUD_HOST', 'not a host'],
     ['DATABASE_URL', 'mysql://db/x'],
+    ['DATABASE_SCHEMA', 'bench; drop'],
+    ['DATABASE_SCHEMA', 'bench'],
     ['REDIS_URL', 'http://cache'],
     ['LOG_LEVEL', 'loud'],
     ['CLOUD_TRUST_PROXY', 'yes'],
@@ -41,6 +43,19 @@ describe('cloud configuration', () => {
     ['CLOUD_PASSWORD_HASH_PASSES', '99'],
   ])('refuses %s=%s, naming the variable', (name, value) => {
     expect(() => loadCloudConfig({ [name]: value })).toThrow(new RegExp(`^${name} `));
+  });
+
+  it('puts a PostgreSQL store in the schema DATABASE_SCHEMA names, and only with PostgreSQL', () => {
+    const url = 'postgres://app@db/cloud';
+    expect(loadCloudConfig({ DATABASE_URL: url })).toMatchObject({ databaseSchema: undefined });
+    expect(loadCloudConfig({ DATABASE_URL: url, DATABASE_SCHEMA: 'bench_1a' })).toMatchObject({
+      databaseUrl: url,
+      databaseSchema: 'bench_1a',
+    });
+    expect(() => loadCloudConfig({ DATABASE_URL: url, DATABASE_SCHEMA: 'Bench' })).toThrow(
+      /^DATABASE_SCHEMA must be a lower-case identifier/,
+    );
+    expect(() => loadCloudConfig({ DATABASE_SCHEMA: 'bench' })).toThrow(/^DATABASE_SCHEMA needs a postgres/);
   });
 
   it('never echoes a database password in its message', () => {
