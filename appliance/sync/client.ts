@@ -251,19 +251,36 @@ export function createSyncClient(
     }
   }
 
+  interface SnapshotPage {
+    rows: RowState[];
+    next_after: string | null;
+    cursor: number;
+    server_hlc: string;
+  }
+  const snapshotPage = (after: string) =>
+    request<SnapshotPage>(
+      'GET',
+      `/v1/sync/snapshot?after=${encodeURIComponent(after)}&limit=${options.pullLimit}`,
+    );
+  const feedPage = (cursor: number) =>
+    request<PullResult>('GET', `/v1/sync/pull?cursor=${cursor}&limit=${options.pullLimit}&${queueQuery()}`);
+  /** Asks for the next page while this one lands; a failure surfaces when it is awaited. */
+  const prefetch = <T>(page: Promise<T>) => {
+    page.catch(() => undefined);
+    return page;
+  };
+
   /** Lands every snapshot page, then sets the cursor the snapshot named. */
   async function snapshot() {
-    let after = (state.get() as { snapshot_after: string | null }).snapshot_after ?? '';
-    let cursor = (state.get() as { snapshot_cursor: number | null }).snapshot_cursor;
+    const saved = state.get() as { snapshot_after: string | null; snapshot_cursor: number | null };
+    let cursor = saved.snapshot_cursor;
+    let next = snapshotPage(saved.snapshot_after ?? '');
+    let landed = 0;
     for (;;) {
-      const page = await request<{
-        rows: RowState[];
-        next_after: string | null;
-        cursor: number;
-        server_hlc: string;
-      }>('GET', `/v1/sync/snapshot?after=${encodeURIComponent(after)}&limit=${options.pullLimit}`);
+      const page = await next;
       deps.observe(page.server_hlc);
       cursor ??= page.cursor;
+      if (page.next_after !== null) next = prefetch(snapshotPage(page.next_after));
       replica.land(() => {
         for (const row of page.rows) replica.apply(row);
         if (page.next_after === null) {
@@ -278,28 +295,29 @@ export function createSyncClient(
           setState({ snapshot_after: page.next_after, snapshot_cursor: cursor });
         }
       });
-      if (page.next_after === null) return page.rows.length;
-      after = page.next_after;
+      landed += page.rows.length;
+      if (page.next_after === null) return landed;
     }
   }
 
+  /** Pulls the feed from the cursor to its end, each page landing with its cursor. */
   async function pull() {
     let pulled = 0;
+    let next: Promise<PullResult> | undefined;
     for (;;) {
       const { cursor, initialized } = state.get() as { cursor: number; initialized: number };
       if (!initialized) {
         pulled += await snapshot();
         continue;
       }
-      const page = await request<PullResult>(
-        'GET',
-        `/v1/sync/pull?cursor=${cursor}&limit=${options.pullLimit}&${queueQuery()}`,
-      );
+      const page = await (next ?? feedPage(cursor));
+      next = undefined;
       deps.observe(page.server_hlc);
       if (page.reset) {
         setState({ initialized: 0, snapshot_after: null, snapshot_cursor: null });
         continue;
       }
+      if (page.has_more) next = prefetch(feedPage(page.cursor));
       replica.land(() => {
         for (const change of page.changes) replica.apply(change);
         setState({ cursor: page.cursor, last_pull_at: now() });

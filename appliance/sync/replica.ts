@@ -5,7 +5,7 @@
  */
 import { Buffer } from 'node:buffer';
 import type Database from 'better-sqlite3';
-import { mergeRowStates } from '../../shared/sync/merge-doc.ts';
+import { type FieldValue, mergeRowStates } from '../../shared/sync/merge-doc.ts';
 import type { RowState } from '../../shared/sync/protocol.ts';
 import { isSyncTable, SYNC_TABLES, type SyncTableName } from '../../shared/sync/registry.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
@@ -105,7 +105,13 @@ export function createReplica(db: ApplianceDatabase, docClientId: number) {
       | undefined;
     const incoming = Buffer.from(row.doc, 'base64');
     const stored = existing?.doc ? Buffer.from(existing.doc, 'base64') : undefined;
-    const { fields, state } = mergeRowStates(stored, incoming, docClientId);
+    // The cloud read the fields from this very state; when it is kept as it came, so are they.
+    const { fields, state } = mergeRowStates(
+      stored,
+      incoming,
+      docClientId,
+      (row.fields ?? undefined) as Record<string, FieldValue> | undefined,
+    );
     prepare(
       `insert into time_punches (id, staff_id, kind, at, note, corrected_by, reason, created_at, version, updated_at, doc)
        values (@id, @staff_id, @kind, @at, @note, @corrected_by, @reason, @created_at, @version, @updated_at, @doc)

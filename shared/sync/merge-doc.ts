@@ -213,10 +213,14 @@ export function mergeRowStates(
   stored: Uint8Array | undefined,
   incoming: Uint8Array,
   clientId: number,
+  /** The incoming state's fields as its sender read them, when that sender is to be trusted. */
+  incomingFields?: Record<string, FieldValue>,
 ): MergedRow {
   const storedHadMore = stored !== undefined && !coversState(incoming, stored);
-  if (!storedHadMore && incoming.byteLength <= MAX_DOC_BYTES)
-    return { fields: readFields(loadRowDoc(incoming, clientId)), state: incoming, storedHadMore };
+  if (!storedHadMore && incoming.byteLength <= MAX_DOC_BYTES) {
+    const fields = incomingFields ?? readFields(loadRowDoc(incoming, clientId));
+    return { fields, state: incoming, storedHadMore };
+  }
   const merged = loadRowDoc(stored ?? new Uint8Array(), clientId);
   mergeUpdate(merged, incoming);
   const { doc, state } = settleRowDoc(merged, clientId);
