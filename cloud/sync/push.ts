@@ -42,15 +42,15 @@ export function createPushApplier(deps: PushDeps) {
   async function apply(trx: Db, scope: Scope, body: PushBody, digests: Map<string, string>, at: string) {
     const context = { ...scope, at };
     const keys = [...new Set(body.changes.map((c) => rowKey(c.table, c.row_id)))];
-    const [seenChanges, existingRows, foreign] = await Promise.all([
+    const [seenChanges, found] = await Promise.all([
       queries.changes(trx, scope, [...digests.keys()]),
-      queries.rows(trx, scope, keys),
-      queries.foreignKey(trx, scope, keys),
+      queries.rowsAnywhere(trx, keys),
     ]);
+    const foreign = found.find((r) => r.tenant_id !== scope.tenantId || r.location_id !== scope.locationId);
     if (foreign)
       throw new AppError(403, 'OUT_OF_SCOPE', `Row ${foreign.row_key} belongs to another location`);
     const seen = new Map(seenChanges.map((c) => [c.change_id, c]));
-    const rows = new Map(existingRows.map((r) => [r.row_key, r]));
+    const rows = new Map(found.map((r) => [r.row_key, r]));
     const refused = new Map<string, Set<number>>();
     const writes: BatchWrites = { rows: new Map(), changes: [], conflicts: [], events: [], results: [] };
 

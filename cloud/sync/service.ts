@@ -30,6 +30,7 @@ import type { Db, Store } from '../db/index.ts';
 import type { EventLog } from '../events/index.ts';
 import type { StaffRecord } from '../tenancy/service.ts';
 import { CLOUD_DOC_CLIENT, rowKey, toRowState } from './apply.ts';
+import { createGroupCommit } from './group-commit.ts';
 import { createPushApplier } from './push.ts';
 import { createSyncStore, type Scope } from './store.ts';
 import type { SyncApplianceRow, SyncFeedRow, SyncLocationRow, SyncRowRow } from './tables.ts';
@@ -101,6 +102,7 @@ export function createSyncService(deps: SyncDeps) {
   const triggers = new EventEmitter().setMaxListeners(0);
   const now = () => clock.now().toISOString();
   const pusher = createPushApplier({ queries, events: deps.events, hlc, newId: deps.newId });
+  const groups = createGroupCommit(db, { maxGroup: options.maxConcurrentPushes });
   let pushesInFlight = 0;
 
   async function ensureLocation(scope: Scope) {
@@ -229,11 +231,12 @@ export function createSyncService(deps: SyncDeps) {
       const release = admit();
       try {
         const scope = { tenantId: appliance.tenantId, locationId: appliance.locationId };
-        // Two pushes of the same changes at once (a resend racing its original): the loser runs
-        // again, finds the winner's rows and answers them as duplicates.
+        const key = `${scope.tenantId}/${scope.locationId}`;
+        // Two pushes of the same changes at once on two replicas (a resend racing its original):
+        // the loser runs again, finds the winner's rows and answers them as duplicates.
         for (let attempt = 1; ; attempt += 1) {
           try {
-            return await db.transaction().execute((trx) => pusher.apply(trx, scope, body, digests, now()));
+            return await groups.run(key, (trx) => pusher.apply(trx, scope, body, digests, now()));
           } catch (error) {
             if (attempt >= PUSH_ATTEMPTS || !store.isTransientConflict(error)) throw error;
           }

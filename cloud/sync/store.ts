@@ -103,17 +103,17 @@ export function createSyncStore(dialect: DialectName) {
             .where('row_key', 'in', keys)
             .$if(locking, (q) => q.forUpdate())
             .execute(),
-    /** A row key of this batch already used by another store, if any. */
-    foreignKey: (db: Db, scope: Scope, keys: string[]) =>
+    /**
+     * The rows under these keys in any store, locked: a push needs its own store's rows, and must
+     * know of a key another store uses (one read, where a second one looked for those alone).
+     */
+    rowsAnywhere: (db: Db, keys: string[]): Promise<SyncRowRow[]> =>
       db
         .selectFrom('sync_rows')
-        .select('row_key')
+        .selectAll()
         .where('row_key', 'in', keys)
-        .where((eb) =>
-          eb.or([eb('tenant_id', '<>', scope.tenantId), eb('location_id', '<>', scope.locationId)]),
-        )
-        .limit(1)
-        .executeTakeFirst(),
+        .$if(locking, (q) => q.forUpdate())
+        .execute(),
     upsertRows: (db: Db, rows: SyncRowRow[]) =>
       rows.length === 0
         ? Promise.resolve()
