@@ -606,29 +606,36 @@ async function expectStoreEqualsCloud(world: World, store: Store) {
   expect(localStaff.map((s) => s.id).sort()).toEqual(staff.map((s) => s.id).sort());
 }
 
+/** SYNC_CHAOS_RUNS explores longer (e.g. 500) when hunting; CI runs a sample every time. */
+const runs = (backend: 'sqlite' | 'pg') =>
+  Number(process.env.SYNC_CHAOS_RUNS ?? (backend === 'pg' ? 10 : 25));
+
 describe.each(backends)('sync convergence under chaos (%s)', (backend) => {
-  it('ends with every store equal to the cloud, nothing lost or doubled, every punch edit merged', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(opArbitrary, { minLength: 40, maxLength: 120, size: 'max' }),
-        fc.array(fc.integer({ min: 0, max: 4 }), { maxLength: 5 }),
-        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 8 }),
-        async (ops, delays, pauses) => {
-          const world = await createWorld(backend, delays);
-          try {
-            for (const [i, op] of ops.entries()) {
-              await perform(world, op);
-              await pause(pauses[i % pauses.length]!);
+  it(
+    'ends with every store equal to the cloud, nothing lost or doubled, every punch edit merged',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(opArbitrary, { minLength: 40, maxLength: 120, size: 'max' }),
+          fc.array(fc.integer({ min: 0, max: 4 }), { maxLength: 5 }),
+          fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 8 }),
+          async (ops, delays, pauses) => {
+            const world = await createWorld(backend, delays);
+            try {
+              for (const [i, op] of ops.entries()) {
+                await perform(world, op);
+                await pause(pauses[i % pauses.length]!);
+              }
+              await converge(world);
+              for (const store of world.stores) await expectStoreEqualsCloud(world, store);
+            } finally {
+              await destroyWorld(world);
             }
-            await converge(world);
-            for (const store of world.stores) await expectStoreEqualsCloud(world, store);
-          } finally {
-            await destroyWorld(world);
-          }
-        },
-      ),
-      // SYNC_CHAOS_RUNS explores longer (e.g. 500) when hunting; CI runs a sample every time.
-      { numRuns: Number(process.env.SYNC_CHAOS_RUNS ?? (backend === 'pg' ? 10 : 25)), endOnFailure: true },
-    );
-  }, 300_000);
+          },
+        ),
+        { numRuns: runs(backend), endOnFailure: true },
+      );
+    },
+    runs(backend) * 12_000,
+  );
 });
