@@ -80,6 +80,8 @@ declare module 'fastify' {
 export async function syncRoutes(app: FastifyInstance, { sync }: { sync: SyncService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   app.decorateRequest('appliance', null);
+  // Open waits end when the gateway does, instead of holding its close for their whole timeout.
+  app.addHook('preClose', async () => sync.close());
 
   async function authenticateAppliance(request: FastifyRequest) {
     const [scheme, credential] = (request.headers.authorization ?? '').split(' ');

@@ -69,6 +69,8 @@ const DEFAULT_OPTIONS: SyncOptions = {
 const CREDENTIAL_PREFIX = 'sak_';
 const CONFLICT_WINDOW_MS = 24 * 3600_000;
 const PUSH_ATTEMPTS = 3;
+/** How often an open wait looks for a trigger another replica stored (this one's wake it at once). */
+const TRIGGER_POLL_MS = 2000;
 
 const digestSecret = (secret: string) => createHash('sha256').update(secret).digest('base64url');
 
@@ -100,6 +102,7 @@ export function createSyncService(deps: SyncDeps) {
   // A node id per process: two cloud replicas must never issue the same stamp.
   const hlc = createHlc(`cloud.${randomBytes(4).toString('hex')}`, () => clock.now().getTime());
   const triggers = new EventEmitter().setMaxListeners(0);
+  const closing = new AbortController();
   const now = () => clock.now().toISOString();
   const pusher = createPushApplier({ queries, events: deps.events, hlc, newId: deps.newId });
   const groups = createGroupCommit(db, { maxGroup: options.maxConcurrentPushes });
@@ -433,10 +436,9 @@ export function createSyncService(deps: SyncDeps) {
       queue: Partial<QueueState> = {},
     ) {
       const key = `${appliance.tenantId}/${appliance.locationId}`;
-      const reported = queueReport(queue);
+      await queries.updateLocation(db, appliance, { last_seen_at: now(), ...queueReport(queue) });
       const take = async () => {
         const location = await queries.location(db, appliance);
-        await queries.updateLocation(db, appliance, { last_seen_at: now(), ...reported });
         if (!location?.trigger_requested_at) return undefined;
         await queries.updateLocation(db, appliance, { trigger_requested_at: null, trigger_priority: null });
         return { triggered: true, priority: location.trigger_priority ?? 'normal' };
@@ -446,19 +448,27 @@ export function createSyncService(deps: SyncDeps) {
         const taken = await take();
         if (taken) return taken;
         const left = deadline - Date.now();
-        if (left <= 0 || signal?.aborted) return { triggered: false, priority: null };
+        if (left <= 0 || signal?.aborted || closing.signal.aborted)
+          return { triggered: false, priority: null };
         await new Promise<void>((resolve) => {
           const done = () => {
             clearTimeout(timer);
             triggers.off(key, done);
             signal?.removeEventListener('abort', done);
+            closing.signal.removeEventListener('abort', done);
             resolve();
           };
-          const timer = setTimeout(done, Math.min(left, 1000));
+          const timer = setTimeout(done, Math.min(left, TRIGGER_POLL_MS));
           triggers.on(key, done);
           signal?.addEventListener('abort', done);
+          closing.signal.addEventListener('abort', done);
         });
       }
+    },
+
+    /** Answers every open wait at once, so a shutting-down replica does not hold them to the end. */
+    close() {
+      closing.abort();
     },
 
     /** Drops feed entries past retention; their stores will start over from a snapshot if that far behind. */

@@ -72,6 +72,14 @@ describe.each(backends)('appliance and cloud in sync (%s)', (backend) => {
     return round!;
   };
 
+  it('stops at once while its wait request is open at the cloud', async () => {
+    app.sync!.start();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const started = Date.now();
+    await app.sync!.stop();
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
   it('brings the cloud’s staff down, so a PIN set in the cloud signs in at the store', async () => {
     await syncNow();
     const login = await app.inject({

@@ -454,4 +454,19 @@ describe.each(backends)('sync push and pull (%s)', (backend) => {
     const woke = await waiting;
     expect(woke.json().data).toEqual({ triggered: true, priority: 'high' });
   });
+
+  it('answers open waits at once when the gateway shuts down', async () => {
+    const url = await cloud.app.listen({ host: '127.0.0.1', port: 0 });
+    const waiting = fetch(`${url}/v1/sync/wait?timeout_seconds=30`, {
+      headers: { authorization: `Appliance ${credential}` },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = Date.now();
+    await cloud.app.close();
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(((await (await waiting).json()) as { data: unknown }).data).toEqual({
+      triggered: false,
+      priority: null,
+    });
+  });
 });
