@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { type CompiledQuery, Kysely, Migrator, sql } from 'kysely';
+import type { KeyLookup } from './dialect/key-lookup.ts';
 import * as pgDialect from './dialect/pg.ts';
 import * as sqliteDialect from './dialect/sqlite.ts';
 import { migrations } from './migrations/index.ts';
@@ -36,6 +37,8 @@ export interface Store {
   isUniqueViolation(error: unknown): boolean;
   /** The transaction lost a race with a concurrent one and is worth running again. */
   isTransientConflict(error: unknown): boolean;
+  /** Rows by a list of keys, planned well on either database whatever its statistics say. */
+  selectByKeys<Row>(db: Kysely<Database>, lookup: KeyLookup): Promise<Row[]>;
   close(): Promise<void>;
 }
 
@@ -72,6 +75,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     prepareRead: backend.prepareRead,
     isUniqueViolation: dialectModule.isUniqueViolation,
     isTransientConflict: dialectModule.isTransientConflict,
+    selectByKeys: (db, lookup) => dialectModule.selectByKeys(db as Kysely<unknown>, lookup),
     close: async () => {
       backend.closeReader();
       await db.destroy();

@@ -98,7 +98,7 @@ export function createSyncService(deps: SyncDeps) {
   const { store, clock } = deps;
   const options = { ...DEFAULT_OPTIONS, ...deps.options };
   const db = store.db;
-  const queries = createSyncStore(store.dialect);
+  const queries = createSyncStore(store);
   // A node id per process: two cloud replicas must never issue the same stamp.
   const hlc = createHlc(`cloud.${randomBytes(4).toString('hex')}`, () => clock.now().getTime());
   const triggers = new EventEmitter().setMaxListeners(0);

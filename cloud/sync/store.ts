@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db, DialectName } from '../db/index.ts';
+import type { Db, Store } from '../db/index.ts';
 import type {
   SyncApplianceRow,
   SyncChangeRow,
@@ -19,8 +19,8 @@ export interface Scope {
  * one transaction whatever it touches. Row locks are PostgreSQL's (`for update`): SQLite has a
  * single writer, so its transactions never interleave.
  */
-export function createSyncStore(dialect: DialectName) {
-  const locking = dialect === 'pg';
+export function createSyncStore(store: Pick<Store, 'dialect' | 'selectByKeys'>) {
+  const locking = store.dialect === 'pg';
 
   return {
     insertAppliance: (db: Db, row: SyncApplianceRow) =>
@@ -95,25 +95,25 @@ export function createSyncStore(dialect: DialectName) {
     rows: (db: Db, scope: Scope, keys: string[]): Promise<SyncRowRow[]> =>
       keys.length === 0
         ? Promise.resolve([])
-        : db
-            .selectFrom('sync_rows')
-            .selectAll()
-            .where('tenant_id', '=', scope.tenantId)
-            .where('location_id', '=', scope.locationId)
-            .where('row_key', 'in', keys)
-            .$if(locking, (q) => q.forUpdate())
-            .execute(),
+        : store.selectByKeys<SyncRowRow>(db, {
+            table: 'sync_rows',
+            keyColumn: 'row_key',
+            keys,
+            where: { tenant_id: scope.tenantId, location_id: scope.locationId },
+            forUpdate: locking,
+          }),
     /**
      * The rows under these keys in any store, locked: a push needs its own store's rows, and must
      * know of a key another store uses (one read, where a second one looked for those alone).
      */
     rowsAnywhere: (db: Db, keys: string[]): Promise<SyncRowRow[]> =>
-      db
-        .selectFrom('sync_rows')
-        .selectAll()
-        .where('row_key', 'in', keys)
-        .$if(locking, (q) => q.forUpdate())
-        .execute(),
+      store.selectByKeys<SyncRowRow>(db, {
+        table: 'sync_rows',
+        keyColumn: 'row_key',
+        keys,
+        where: {},
+        forUpdate: locking,
+      }),
     upsertRows: (db: Db, rows: SyncRowRow[]) =>
       rows.length === 0
         ? Promise.resolve()
@@ -145,13 +145,12 @@ export function createSyncStore(dialect: DialectName) {
         .execute(),
 
     changes: (db: Db, scope: Scope, changeIds: string[]): Promise<SyncChangeRow[]> =>
-      db
-        .selectFrom('sync_changes')
-        .selectAll()
-        .where('tenant_id', '=', scope.tenantId)
-        .where('location_id', '=', scope.locationId)
-        .where('change_id', 'in', changeIds)
-        .execute(),
+      store.selectByKeys<SyncChangeRow>(db, {
+        table: 'sync_changes',
+        keyColumn: 'change_id',
+        keys: changeIds,
+        where: { tenant_id: scope.tenantId, location_id: scope.locationId },
+      }),
     insertChanges: (db: Db, rows: SyncChangeRow[]) =>
       rows.length === 0
         ? Promise.resolve()

@@ -47,6 +47,17 @@ export const conventionsPlugin = fp(
       reply.header(REQUEST_ID_HEADER, request.id);
       done();
     });
+    // A keep-alive connection whose request was still running when shutdown began would hold
+    // close() until its idle timeout: answers given while closing end their connection.
+    let closing = false;
+    app.addHook('preClose', (done) => {
+      closing = true;
+      done();
+    });
+    app.addHook('onSend', (_request, reply, payload, done) => {
+      if (closing) reply.header('connection', 'close');
+      done(null, payload);
+    });
     // An absent body is an empty object: optional bodies just work, and a required field that is
     // missing is reported by name rather than as "body must be object".
     app.addHook('preValidation', (request, _reply, done) => {

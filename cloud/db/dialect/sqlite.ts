@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { type CompiledQuery, type Dialect, SqliteDialect } from 'kysely';
+import { type CompiledQuery, type Dialect, type Kysely, SqliteDialect, sql } from 'kysely';
+import type { KeyLookup } from './key-lookup.ts';
 
 export const name = 'sqlite' as const;
 
@@ -71,3 +72,12 @@ export function isUniqueViolation(error: unknown): boolean {
 
 /** SQLite runs one write transaction at a time, so two never race; a unique key is a real error. */
 export const isTransientConflict = (_error: unknown): boolean => false;
+
+/** Rows by a list of keys: SQLite walks the index once per listed key. It has one writer, so no lock. */
+export function selectByKeys<Row>(db: Kysely<unknown>, lookup: KeyLookup): Promise<Row[]> {
+  const scope = Object.entries(lookup.where).map(([column, value]) => sql`and ${sql.ref(column)} = ${value}`);
+  return sql<Row>`select * from ${sql.table(lookup.table)}
+    where ${sql.ref(lookup.keyColumn)} in (${sql.join(lookup.keys)}) ${sql.join(scope, sql` `)}`
+    .execute(db)
+    .then((result) => result.rows);
+}
