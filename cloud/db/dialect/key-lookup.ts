@@ -1,4 +1,7 @@
-/** Rows of `table` whose `keyColumn` is one of `keys`, narrowed by equal columns in `where`. */
+/**
+ * Rows of `table` whose `keyColumn` is one of `keys`, narrowed by equal columns in `where`. The
+ * table needs an index led by `keyColumn`.
+ */
 export interface KeyLookup {
   table: string;
   keyColumn: string;

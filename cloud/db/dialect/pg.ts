@@ -59,18 +59,23 @@ export function isTransientConflict(error: unknown): boolean {
 }
 
 /**
- * Rows by a list of keys, as a join with the unnested list: the planner walks the index once per
- * key whatever it knows of the table. An `IN (...)` list of a hundred keys looks to it like half
- * the table until statistics say otherwise (autovacuum off, or a table filling faster than it is
- * analyzed), and it then scans the whole store per push.
+ * Rows by a list of keys, probed one key at a time through an index led by the key column: a
+ * lateral subquery per key, kept from being flattened into a join by `offset 0`, that names the
+ * key column alone (the scope is checked on what it finds). Anything the planner could weigh
+ * against statistics goes wrong without them (autovacuum off, or a table filling faster than it
+ * is analyzed): an `IN (...)` list of a hundred keys looks like half the table, and with the scope
+ * in the probe it may take the scope's index and read the whole location per key.
  */
 export function selectByKeys<Row>(db: Kysely<unknown>, lookup: KeyLookup): Promise<Row[]> {
   const scope = Object.entries(lookup.where).map(
     ([column, value]) => sql`and t.${sql.ref(column)} = ${value}`,
   );
   return sql<Row>`select t.* from unnest(${lookup.keys}::text[]) as k(key)
-    join ${sql.table(lookup.table)} t on t.${sql.ref(lookup.keyColumn)} = k.key ${sql.join(scope, sql` `)}
-    ${lookup.forUpdate ? sql`for update of t` : sql``}`
+    cross join lateral (
+      select * from ${sql.table(lookup.table)} s where s.${sql.ref(lookup.keyColumn)} = k.key
+      offset 0 ${lookup.forUpdate ? sql`for update` : sql``}
+    ) t
+    where true ${sql.join(scope, sql` `)}`
     .execute(db)
     .then((result) => result.rows);
 }

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as tenancy from './0001-tenancy.ts';
 import * as identity from './0002-identity.ts';
 import * as sync from './0003-sync.ts';
+import * as syncKeyProbes from './0004-sync-key-probes.ts';
 
 /** Applied in name order; never edit one that has shipped, add the next. */
 export const migrations: Record<string, Migration> = {
   '0001-tenancy': tenancy,
   '0002-identity': identity,
   '0003-sync': sync,
+  '0004-sync-key-probes': syncKeyProbes,
 };
