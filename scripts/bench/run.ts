@@ -1,6 +1,7 @@
 /**
- * Benchmark runner: `npm run bench -- <name> [--duration S] [--connections N] [--cpu-prof]`. Each benchmark
- * measures its own baseline in the same run and its report is written to bench-results/<name>.json.
+ * Benchmark runner: `npm run bench -- <name> [--duration S] [--connections N] [--cpu-prof] [--quick]
+ * [--backend sqlite|pg]`. Each benchmark measures its own baseline in the same run and its report is
+ * written to bench-results/<name>.json.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,8 +13,11 @@ import {
   summarizeApplianceOrders,
 } from './appliance-orders.ts';
 import { type AuthBenchOptions, runAuthBench, summarizeAuth } from './auth.ts';
+import type { Backend } from './sync/observe.ts';
+import { summarizeSync } from './sync/report.ts';
+import { runSyncBench, SYNC_BACKENDS } from './sync.ts';
 
-type BenchOptions = AuthBenchOptions;
+type BenchOptions = AuthBenchOptions & { quick?: boolean | undefined; backend?: Backend | undefined };
 
 interface Benchmark {
   description: string;
@@ -41,6 +45,15 @@ const BENCHMARKS: Record<string, Benchmark> = {
       return { report, summary: summarizeApplianceOrders(report), ok: report.valid };
     },
   },
+  sync: {
+    description:
+      'appliance sync against the cloud (SQLite and PostgreSQL): drain, punches, pull, 72 h offline, latency',
+    async run(options) {
+      const backends = options.backend ? [options.backend] : [...SYNC_BACKENDS];
+      const report = await runSyncBench({ ...options, backends });
+      return { report, summary: summarizeSync(report), ok: report.valid };
+    },
+  },
 };
 
 const RESULTS_DIR = fileURLToPath(new URL('../../bench-results/', import.meta.url));
@@ -53,8 +66,12 @@ function usage() {
     ([name, bench]) => `  ${name.padEnd(10)} ${bench.description}`,
   );
   return [
-    'usage: npm run bench -- <name> [--duration S] [--connections N] [--cpu-prof]',
+    'usage: npm run bench -- <name> [--duration S] [--connections N] [--cpu-prof] [--quick] [--backend B]',
     '  --cpu-prof  servers under test write V8 CPU profiles to bench-results/profiles/',
+    '              (sync: one per measure, of the cloud and of the appliance side)',
+    '  --quick     sync: a tenth of every size (10,000 orders, ...): about 2 minutes instead of 20',
+    '  --backend   sync: sqlite or pg only (default both; pg at TEST_DATABASE_URL, else',
+    '              postgres://postgres@127.0.0.1:5432/test); sync has fixed sizes, no --duration',
     '',
     'benchmarks:',
     ...names,
@@ -69,6 +86,13 @@ function whole(raw: string | undefined, name: string, fallback: number, max: num
   return value;
 }
 
+function backendOf(raw: string | undefined): Backend | undefined {
+  if (raw === undefined) return undefined;
+  const backend = SYNC_BACKENDS.find((name) => name === raw);
+  if (!backend) throw new UsageError(`--backend must be one of ${SYNC_BACKENDS.join(', ')}, got "${raw}"`);
+  return backend;
+}
+
 function parse(argv: string[]) {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -77,6 +101,8 @@ function parse(argv: string[]) {
       duration: { type: 'string' },
       connections: { type: 'string' },
       'cpu-prof': { type: 'boolean' },
+      quick: { type: 'boolean' },
+      backend: { type: 'string' },
     },
   });
   const name = positionals[0];
@@ -88,6 +114,8 @@ function parse(argv: string[]) {
     duration: whole(values.duration, 'duration', DEFAULTS.duration, 600),
     connections: whole(values.connections, 'connections', DEFAULTS.connections, 1000),
     cpuProfileDir: values['cpu-prof'] ? join(RESULTS_DIR, 'profiles') : undefined,
+    quick: values.quick,
+    backend: backendOf(values.backend),
   };
   return { name, bench, options };
 }
