@@ -69,7 +69,7 @@ function usage() {
     'usage: npm run bench -- <name> [--duration S] [--connections N] [--cpu-prof] [--quick] [--backend B]',
     '  --cpu-prof  servers under test write V8 CPU profiles to bench-results/profiles/',
     '              (sync: one per measure, of the cloud and of the appliance side)',
-    '  --quick     sync: a tenth of every size (10,000 orders, ...): about 2 minutes instead of 20',
+    '  --quick     sync: a tenth of every size (10,000 orders, ...): 2 minutes instead of 12 to 20',
     '  --backend   sync: sqlite or pg only (default both; pg at TEST_DATABASE_URL, else',
     '              postgres://postgres@127.0.0.1:5432/test); sync has fixed sizes, no --duration',
     '',
