@@ -35,6 +35,9 @@ interface OutboxRow {
   occurred_at: string;
 }
 
+/** Feed pages asked for ahead of the one landing. */
+const PULL_PAGES_AHEAD = 3;
+
 export class CloudUnavailableError extends Error {
   override name = 'CloudUnavailableError';
 }
@@ -262,8 +265,8 @@ export function createSyncClient(
       'GET',
       `/v1/sync/snapshot?after=${encodeURIComponent(after)}&limit=${options.pullLimit}`,
     );
-  const feedPage = (cursor: number) =>
-    request<PullResult>('GET', `/v1/sync/pull?cursor=${cursor}&limit=${options.pullLimit}&${queueQuery()}`);
+  const feedPage = (cursor: number, queue: string) =>
+    request<PullResult>('GET', `/v1/sync/pull?cursor=${cursor}&limit=${options.pullLimit}&${queue}`);
   /** Asks for the next page while this one lands; a failure surfaces when it is awaited. */
   const prefetch = <T>(page: Promise<T>) => {
     page.catch(() => undefined);
@@ -300,24 +303,42 @@ export function createSyncClient(
     }
   }
 
-  /** Pulls the feed from the cursor to its end, each page landing with its cursor. */
+  /**
+   * Pulls the feed from the cursor to its end, each page landing with its cursor. Feed seqs are
+   * dense (one counter per store), so the next pages start where this one would end: they are
+   * asked for ahead, a few at once, while this one lands. A page that ends elsewhere (a pruned
+   * feed) makes the guesses after it useless, and the page at its real end is asked for instead.
+   */
   async function pull() {
     let pulled = 0;
-    let next: Promise<PullResult> | undefined;
+    const asked = new Map<number, Promise<PullResult>>();
+    const ask = (from: number, queue: string) => {
+      let page = asked.get(from);
+      if (!page) {
+        page = prefetch(feedPage(from, queue));
+        asked.set(from, page);
+      }
+      return page;
+    };
+    const queue = queueQuery();
     for (;;) {
       const { cursor, initialized } = state.get() as { cursor: number; initialized: number };
       if (!initialized) {
+        asked.clear();
         pulled += await snapshot();
         continue;
       }
-      const page = await (next ?? feedPage(cursor));
-      next = undefined;
+      const page = await ask(cursor, queue);
+      for (const from of asked.keys()) if (from <= cursor) asked.delete(from);
       deps.observe(page.server_hlc);
       if (page.reset) {
+        asked.clear();
         setState({ initialized: 0, snapshot_after: null, snapshot_cursor: null });
         continue;
       }
-      if (page.has_more) next = prefetch(feedPage(page.cursor));
+      if (page.has_more)
+        for (let ahead = 0; ahead < PULL_PAGES_AHEAD; ahead += 1)
+          ask(page.cursor + ahead * options.pullLimit, queue);
       replica.land(() => {
         for (const change of page.changes) replica.apply(change);
         setState({ cursor: page.cursor, last_pull_at: now() });

@@ -12,6 +12,7 @@ import {
   QueueQuery,
 } from '../../shared/sync/protocol.ts';
 import { requireAuth } from '../gateway/auth.ts';
+import { feedPageJson } from './feed-json.ts';
 import { type ApplianceIdentity, applianceUnauthorized, type SyncService } from './service.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -124,16 +125,13 @@ export async function syncRoutes(app: FastifyInstance, { sync }: { sync: SyncSer
         response: { 200: Envelope(PullResultSchema), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) =>
-      envelope(
-        request.id,
-        await sync.pull(
-          applianceOf(request),
-          request.query.cursor ?? 0,
-          request.query.limit ?? 1000,
-          request.query,
-        ),
-      ),
+    async (request, reply) => {
+      const { cursor, limit } = request.query;
+      const page = await sync.pull(applianceOf(request), cursor ?? 0, limit ?? 1000, request.query);
+      // Already JSON text in the schema's shape, which Fastify sends as it is; the type provider
+      // only knows replies as objects.
+      return reply.type('application/json').send(feedPageJson(request.id, page) as never);
+    },
   );
 
   r.get(

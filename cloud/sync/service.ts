@@ -19,7 +19,6 @@ import {
 } from '../../shared/sync/merge-doc.ts';
 import {
   checkFields,
-  type FeedEntry,
   type PushBody,
   type PushResult,
   type QueueState,
@@ -30,10 +29,11 @@ import type { Db, Store } from '../db/index.ts';
 import type { EventLog } from '../events/index.ts';
 import type { StaffRecord } from '../tenancy/service.ts';
 import { CLOUD_DOC_CLIENT, rowKey, toRowState } from './apply.ts';
+import type { FeedPage } from './feed-json.ts';
 import { createGroupCommit } from './group-commit.ts';
 import { createPushApplier } from './push.ts';
 import { createSyncStore, type Scope } from './store.ts';
-import type { SyncApplianceRow, SyncFeedRow, SyncLocationRow, SyncRowRow } from './tables.ts';
+import type { SyncApplianceRow, SyncLocationRow, SyncRowRow } from './tables.ts';
 import { checkBatch } from './validate.ts';
 
 export interface ApplianceIdentity extends Scope {
@@ -73,17 +73,6 @@ const PUSH_ATTEMPTS = 3;
 const TRIGGER_POLL_MS = 2000;
 
 const digestSecret = (secret: string) => createHash('sha256').update(secret).digest('base64url');
-
-export const feedEntry = (row: SyncFeedRow): FeedEntry => ({
-  seq: Number(row.seq),
-  table: row.table_name,
-  row_id: row.row_id,
-  version: Number(row.version),
-  deleted: Number(row.deleted) === 1,
-  hlc: row.hlc,
-  fields: row.fields === null ? null : (JSON.parse(row.fields) as Record<string, unknown>),
-  ...(row.doc !== null ? { doc: row.doc } : {}),
-});
 
 export const applianceUnauthorized = () =>
   new AppError(401, 'APPLIANCE_UNAUTHORIZED', 'A valid appliance credential is required', {
@@ -249,31 +238,36 @@ export function createSyncService(deps: SyncDeps) {
       }
     },
 
-    /** The store's feed after `cursor`; a cursor the feed no longer reaches asks for a snapshot. */
-    async pull(appliance: ApplianceIdentity, cursor: number, limit: number, queue: Partial<QueueState> = {}) {
+    /**
+     * The store's feed after `cursor`; a cursor the feed no longer reaches asks for a snapshot.
+     * The store's progress is written when a pull reaches the end of the feed, not on every page:
+     * a write per page would cost a commit each, on the row every push of the store also takes.
+     */
+    async pull(
+      appliance: ApplianceIdentity,
+      cursor: number,
+      limit: number,
+      queue: Partial<QueueState> = {},
+    ): Promise<FeedPage> {
       const location = await queries.location(db, appliance);
       if (!location) throw new NotFoundError('Location', 'LOCATION_NOT_FOUND');
       const at = now();
       const reported = queueReport(queue);
       if (cursor < Number(location.feed_floor) || cursor > Number(location.last_seq)) {
         await queries.updateLocation(db, appliance, { last_seen_at: at, ...reported });
-        return { changes: [], cursor, has_more: false, reset: true, server_hlc: hlc.tick() };
+        return { rows: [], cursor, has_more: false, reset: true, server_hlc: hlc.tick() };
       }
       const rows = await queries.feed(db, appliance, cursor, limit);
       const next = rows.length > 0 ? Number(rows.at(-1)!.seq) : cursor;
-      await queries.updateLocation(db, appliance, {
-        last_pull_at: at,
-        last_seen_at: at,
-        pulled_cursor: next,
-        ...reported,
-      });
-      return {
-        changes: rows.map(feedEntry),
-        cursor: next,
-        has_more: rows.length === limit,
-        reset: false,
-        server_hlc: hlc.tick(),
-      };
+      const hasMore = rows.length === limit;
+      if (!hasMore)
+        await queries.updateLocation(db, appliance, {
+          last_pull_at: at,
+          last_seen_at: at,
+          pulled_cursor: next,
+          ...reported,
+        });
+      return { rows, cursor: next, has_more: hasMore, reset: false, server_hlc: hlc.tick() };
     },
 
     /**
