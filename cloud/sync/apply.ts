@@ -5,7 +5,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { isEventType } from '../../shared/events.ts';
-import { mergeRowStates } from '../../shared/sync/merge-doc.ts';
+import { type FieldValue, mergeRowStates } from '../../shared/sync/merge-doc.ts';
 import type { Change, RowState } from '../../shared/sync/protocol.ts';
 import { SYNC_TABLES, type SyncTableName } from '../../shared/sync/registry.ts';
 import type { SyncRowRow } from './tables.ts';
@@ -82,7 +82,15 @@ function appendOnly(change: Change, existing: SyncRowRow | undefined, context: C
 function merge(change: Change, existing: SyncRowRow | undefined, context: Context): Decision {
   const incoming = Buffer.from(change.doc ?? '', 'base64');
   const stored = existing?.doc ? Buffer.from(existing.doc, 'base64') : undefined;
-  const merged = mergeRowStates(stored, incoming, CLOUD_DOC_CLIENT);
+  // The appliance materialised these fields from this very state, as the cloud does for what it
+  // sends down; when the state is kept as it came, so are they, and no document is built at all.
+  // (They could only misstate the appliance's own store's row, which its document could too.)
+  const merged = mergeRowStates(
+    stored,
+    incoming,
+    CLOUD_DOC_CLIENT,
+    change.fields as Record<string, FieldValue>,
+  );
   const row: SyncRowRow = {
     ...newRow(change, context, existing),
     version: Math.max(existing?.version ?? 0, change.version),
