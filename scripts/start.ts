@@ -5,11 +5,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import pino from 'pino';
 import { loadApplianceConfig } from '../appliance/config.ts';
 import { startAppliance } from '../appliance/main.ts';
 import { type CloudConfig, ConfigError, loadCloudConfig } from '../cloud/config.ts';
 import { startCloud } from '../cloud/main.ts';
 import type { CloudServices } from '../cloud/services.ts';
+import { stopOnSignal } from '../shared/process/stop-on-signal.ts';
 import { type DemoStaff, seedDemoAppliance } from './demo-appliance.ts';
 
 export const DEMO = {
@@ -165,13 +167,13 @@ async function main() {
   const storeNote = store.fellBack ? `   (port 8090 was taken; chose ${store.appliance.port})` : '';
   process.stdout.write(banner(url, note));
   process.stdout.write(applianceBanner(storeUrl, storeNote));
-  const stop = () =>
-    store.appliance
-      .stop()
-      .then(() => cloud.stop())
-      .then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  stopOnSignal(
+    async () => {
+      await store.appliance.stop();
+      await cloud.stop();
+    },
+    pino({ level: 'warn' }),
+  );
 }
 
 main().catch((error: unknown) => {

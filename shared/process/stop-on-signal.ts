@@ -1,6 +1,6 @@
 /**
  * SIGTERM or SIGINT stops the process cleanly: `stop` drains requests and closes stores, then the
- * process exits 0, or 1 when stopping failed. Both entry points (cloud, appliance) use it.
+ * process exits 0, or 1 when stopping failed. Every entry point (cloud, appliance, npm start) uses it.
  */
 export function stopOnSignal(
   stop: () => Promise<void>,

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,12 +18,17 @@ const post = async (url: string, body: unknown, token?: string) => {
 
 describe('npm start', () => {
   let dataDir = '';
-  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+  let child: ChildProcess | undefined;
+  // A failed assertion must not leave the whole system running after the test.
+  afterEach(() => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('runs the cloud and the demo store with working demo logins, and stops cleanly', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
     // node itself with tsx's loader, so SIGTERM reaches the script rather than a wrapper.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
       cwd: root,
       env: { ...process.env, DATA_DIR: dataDir, CLOUD_PORT: '0', APPLIANCE_PORT: '0' },
       stdio: ['ignore', 'pipe', 'inherit'],
