@@ -58,7 +58,10 @@ export function createChangeLog(
     'insert into events (id, type, location_id, occurred_at, data) values (?, ?, ?, ?, ?)',
   );
   const newestStamp = db.prepare('select max(hlc) as hlc from outbox').get() as { hlc: string | null };
+  // A store never stops selling or syncing over clocks: a cloud far ahead, or the store's own
+  // stamps after its clock was set back, are taken in and its next stamps order after them.
   const hlc = createHlc(`store.${deps.locationId}`, () => deps.clock.now().getTime(), {
+    maxDriftMs: Number.POSITIVE_INFINITY,
     ...(newestStamp.hlc ? { last: newestStamp.hlc } : {}),
   });
   const readers = new Map<SyncTableName, (rowId: string) => Fields | undefined>();

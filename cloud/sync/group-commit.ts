@@ -19,10 +19,20 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export interface GroupCommitOptions {
   /** The most pushes one transaction takes. */
   maxGroup: number;
+  /**
+   * Transactions of one store open at once. PostgreSQL works on two side by side (a store's
+   * batches in flight never share a row); SQLite has one writer, so one is all it can use.
+   */
+  lanes: number;
+}
+
+interface Store {
+  queue: Job[];
+  lanes: number;
 }
 
 export function createGroupCommit(db: Db, options: GroupCommitOptions) {
-  const queues = new Map<string, Job[]>();
+  const stores = new Map<string, Store>();
 
   async function runGroup(trx: Db, group: Job[]): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
@@ -39,9 +49,10 @@ export function createGroupCommit(db: Db, options: GroupCommitOptions) {
     return outcomes;
   }
 
-  async function drain(key: string, queue: Job[]) {
-    while (queue.length > 0) {
-      const group = queue.splice(0, options.maxGroup);
+  /** One lane: takes what is waiting, a group per transaction, until nothing is. */
+  async function lane(key: string, store: Store) {
+    while (store.queue.length > 0) {
+      const group = store.queue.splice(0, options.maxGroup);
       const outcomes = await db
         .transaction()
         .execute((trx) => runGroup(trx, group))
@@ -51,19 +62,20 @@ export function createGroupCommit(db: Db, options: GroupCommitOptions) {
         else group[i]!.reject(outcome.error);
       });
     }
-    queues.delete(key);
+    store.lanes -= 1;
+    if (store.lanes === 0) stores.delete(key);
   }
 
   return {
     /** Runs `work` in a transaction shared with the store's other pushes waiting at that moment. */
     run<T>(key: string, work: (trx: Db) => Promise<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        const job: Job = { work, resolve: resolve as (value: unknown) => void, reject };
-        const queue = queues.get(key);
-        if (queue) return void queue.push(job);
-        const fresh = [job];
-        queues.set(key, fresh);
-        void drain(key, fresh);
+        const store = stores.get(key) ?? { queue: [], lanes: 0 };
+        stores.set(key, store);
+        store.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+        if (store.lanes >= options.lanes) return;
+        store.lanes += 1;
+        void lane(key, store);
       });
     },
   };

@@ -5,13 +5,15 @@
  */
 import { AppError, ConflictError } from '../../shared/http/errors.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
-import type { Hlc } from '../../shared/sync/hlc.ts';
+import { type Hlc, HlcDriftError } from '../../shared/sync/hlc.ts';
 import type { Change, ChangeOutcome, PushBody, PushResult } from '../../shared/sync/protocol.ts';
 import type { Db } from '../db/index.ts';
 import type { DomainEventRow, EventLog } from '../events/index.ts';
 import { decide, rowKey, toRowState } from './apply.ts';
 import type { Scope, SyncStore } from './store.ts';
 import type { SyncChangeRow, SyncConflictRow, SyncRowRow } from './tables.ts';
+
+const REPORT_INTERVAL_MS = 1000;
 
 export interface PushDeps {
   queries: SyncStore;
@@ -82,7 +84,7 @@ export function createPushApplier(deps: PushDeps) {
         if (before.status === 'conflict') refuse(key, change.version);
         continue;
       }
-      deps.hlc.receive(change.hlc);
+      observe(deps.hlc, change.hlc);
       const current = rows.get(key);
       const decision =
         current && refused.get(key)?.has(change.base_version)
@@ -117,17 +119,46 @@ export function createPushApplier(deps: PushDeps) {
     await queries.insertChanges(trx, writes.changes);
     await queries.insertConflicts(trx, writes.conflicts);
     await deps.events.append(trx, writes.events);
-    await queries.updateLocation(trx, scope, {
-      last_push_at: at,
-      last_seen_at: at,
-      ...(body.queue_depth !== undefined
-        ? { queue_depth: body.queue_depth, oldest_pending_at: body.oldest_pending_at ?? null }
-        : {}),
-    });
+    if (reportDue(scope, at, body))
+      await queries.updateLocation(trx, scope, {
+        last_push_at: at,
+        last_seen_at: at,
+        ...(body.queue_depth !== undefined
+          ? { queue_depth: body.queue_depth, oldest_pending_at: body.oldest_pending_at ?? null }
+          : {}),
+      });
     return { results: writes.results, server_hlc: deps.hlc.tick() } satisfies PushResult;
   }
 
+  /**
+   * The store's status row is written at most once a second per store and replica while it
+   * drains a backlog (each write is a round trip, on the row every push of the store updates),
+   * and always for the batch that empties its queue. The pull that ends every round reports the
+   * queue again, so the status is right once the store has drained.
+   */
+  const reported = new Map<string, number>();
+  function reportDue(scope: Scope, at: string, body: PushBody) {
+    const key = `${scope.tenantId}/${scope.locationId}`;
+    const now = Date.parse(at);
+    if (body.queue_depth !== 0 && now - (reported.get(key) ?? 0) < REPORT_INTERVAL_MS) return false;
+    reported.set(key, now);
+    return true;
+  }
+
   return { apply };
+}
+
+/**
+ * Takes a store's stamp into the cloud's clock, unless that store's clock runs more than a day
+ * ahead: its change still applies (its stamp still orders its merged fields), but one bad clock
+ * does not drag every stamp the cloud issues along with it.
+ */
+function observe(hlc: Hlc, stamp: string) {
+  try {
+    hlc.receive(stamp);
+  } catch (error) {
+    if (!(error instanceof HlcDriftError)) throw error;
+  }
 }
 
 /**

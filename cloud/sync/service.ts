@@ -94,7 +94,10 @@ export function createSyncService(deps: SyncDeps) {
   const closing = new AbortController();
   const now = () => clock.now().toISOString();
   const pusher = createPushApplier({ queries, events: deps.events, hlc, newId: deps.newId });
-  const groups = createGroupCommit(db, { maxGroup: options.maxConcurrentPushes });
+  const groups = createGroupCommit(db, {
+    maxGroup: options.maxConcurrentPushes,
+    lanes: store.dialect === 'pg' ? 2 : 1,
+  });
   let pushesInFlight = 0;
 
   async function ensureLocation(scope: Scope) {

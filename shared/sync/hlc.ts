@@ -18,6 +18,11 @@ const MAX_WALL = 9_999_999_999_999;
 const MAX_COUNTER = 0xffff;
 const DEFAULT_MAX_DRIFT_MS = 24 * 60 * 60 * 1000;
 
+/** A remote stamp further ahead of the local clock than `maxDriftMs`: not taken in. */
+export class HlcDriftError extends Error {
+  override name = 'HlcDriftError';
+}
+
 export interface HlcParts {
   wall: number;
   counter: number;
@@ -34,7 +39,10 @@ export interface Hlc {
 }
 
 export interface HlcOptions {
-  /** Remote stamps further ahead of our wall clock are refused: one bad clock would drag us along. */
+  /**
+   * Remote stamps further ahead of our wall clock are refused (HlcDriftError): one bad clock would
+   * drag us along. `Infinity` takes every stamp in.
+   */
   maxDriftMs?: number;
   /** Seed after a restart (e.g. the newest stamp in the database) so the clock never goes back. */
   last?: string;
@@ -86,7 +94,7 @@ export function createHlc(nodeId: string, now: () => number = Date.now, options:
       const theirs = parseHlc(remote);
       const pt = physical();
       if (theirs.wall - pt > maxDriftMs) {
-        throw new Error(`HLC stamp ${remote} is more than ${maxDriftMs} ms ahead of the local clock`);
+        throw new HlcDriftError(`HLC stamp ${remote} is more than ${maxDriftMs} ms ahead of the local clock`);
       }
       const nextWall = Math.max(wall, theirs.wall, pt);
       if (nextWall === wall && nextWall === theirs.wall) {

@@ -243,4 +243,20 @@ describe('time clock', () => {
     });
     expect(corrected).toMatchObject({ reason: 'came in early' });
   });
+
+  it('keeps correcting punches after the store’s clock was set back days', () => {
+    const punch = timeclock.punch('ann', 'clock_in');
+    clock.advance(3_600_000);
+    timeclock.punch('ann', 'clock_out');
+    timeclock.correct(punch.id, { at: punch.at, managerId: 'mia', reason: 'first look' });
+    clock.advance(-3 * 86_400_000);
+    const restarted = createTimeClockService({
+      db,
+      changes: createChangeLog(db, { clock, newId, locationId: LOCATION }),
+      clock,
+      newId,
+    });
+    const corrected = restarted.correct(punch.id, { at: punch.at, managerId: 'mia', reason: 'second look' });
+    expect(corrected).toMatchObject({ reason: 'second look' });
+  });
 });

@@ -23,7 +23,7 @@ describe.each(backends)('push group commit (%s)', (backend) => {
     (await store.db.selectFrom('domain_events').select('id').execute()).map((r) => r.id).sort();
 
   it('commits the pushes waiting together, rolling a failed one back alone', async () => {
-    const groups = createGroupCommit(store.db, { maxGroup: 8 });
+    const groups = createGroupCommit(store.db, { maxGroup: 8, lanes: 1 });
     const ids = Array.from({ length: 5 }, () => newId());
     const transactions = new Set<unknown>();
     const results = await Promise.allSettled(
@@ -49,7 +49,7 @@ describe.each(backends)('push group commit (%s)', (backend) => {
   });
 
   it('refuses a push whose write fails, and keeps serving the store', async () => {
-    const groups = createGroupCommit(store.db, { maxGroup: 8 });
+    const groups = createGroupCommit(store.db, { maxGroup: 8, lanes: 1 });
     const duplicate = newId();
     await store.db.insertInto('domain_events').values(event(duplicate)).execute();
     const refused = await groups
@@ -62,5 +62,21 @@ describe.each(backends)('push group commit (%s)', (backend) => {
     const later = newId();
     await groups.run('store-1', (trx) => trx.insertInto('domain_events').values(event(later)).execute());
     expect(await stored()).toEqual([duplicate, later].sort());
+  });
+
+  it('runs a second transaction beside the first when given two lanes', async () => {
+    const groups = createGroupCommit(store.db, { maxGroup: 8, lanes: 2 });
+    const ids = Array.from({ length: 6 }, () => newId());
+    const transactions = new Set<unknown>();
+    await Promise.all(
+      ids.map((id) =>
+        groups.run('store-1', async (trx) => {
+          transactions.add(trx);
+          await trx.insertInto('domain_events').values(event(id)).execute();
+        }),
+      ),
+    );
+    expect(await stored()).toEqual([...ids].sort());
+    expect(transactions.size).toBeGreaterThanOrEqual(2);
   });
 });

@@ -293,6 +293,15 @@ describe.each(backends)('sync push and pull (%s)', (backend) => {
     expect(readFields(merged)).toEqual(result.row.fields);
   });
 
+  it('applies a change from a store whose clock runs days ahead, without taking its clock in', async () => {
+    const orderId = newId();
+    const ahead = createHlc('appliance-fast', () => Date.now() + 3 * 86_400_000).tick();
+    const response = await push([change('orders', orderId, orderFields(orderId), { hlc: ahead })]);
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data.results[0].status).toBe('applied');
+    expect(response.json().data.server_hlc < ahead).toBe(true);
+  });
+
   it('refuses bad batches whole, changing nothing', async () => {
     const orderId = newId();
     const good = change('orders', orderId, orderFields(orderId));
