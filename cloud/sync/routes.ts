@@ -12,8 +12,9 @@ import {
   QueueQuery,
 } from '../../shared/sync/protocol.ts';
 import { requireAuth } from '../gateway/auth.ts';
+import { type ApplianceIdentity, applianceUnauthorized } from './appliances.ts';
 import { feedPageJson } from './feed-json.ts';
-import { type ApplianceIdentity, applianceUnauthorized, type SyncService } from './service.ts';
+import type { SyncService } from './service.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
 

@@ -1,13 +1,7 @@
 import { Buffer } from 'node:buffer';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { EventEmitter } from 'node:events';
+import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
-import {
-  AppError,
-  InvalidRequestError,
-  NotFoundError,
-  TooManyRequestsError,
-} from '../../shared/http/errors.ts';
+import { InvalidRequestError, NotFoundError, TooManyRequestsError } from '../../shared/http/errors.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import { createHlc } from '../../shared/sync/hlc.ts';
 import {
@@ -28,17 +22,15 @@ import { type Fields, SYNC_TABLES, type SyncTableName, travelsDown } from '../..
 import type { Db, Store } from '../db/index.ts';
 import type { EventLog } from '../events/index.ts';
 import type { StaffRecord } from '../tenancy/service.ts';
+import { type ApplianceIdentity, createApplianceCredentials } from './appliances.ts';
 import { CLOUD_DOC_CLIENT, rowKey, toRowState } from './apply.ts';
 import type { FeedPage } from './feed-json.ts';
 import { createGroupCommit } from './group-commit.ts';
 import { createPushApplier } from './push.ts';
 import { createSyncStore, type Scope } from './store.ts';
-import type { SyncApplianceRow, SyncLocationRow, SyncRowRow } from './tables.ts';
+import type { SyncRowRow } from './tables.ts';
+import { createTriggerChannel, queueReport } from './triggers.ts';
 import { checkBatch } from './validate.ts';
-
-export interface ApplianceIdentity extends Scope {
-  applianceId: string;
-}
 
 export interface SyncDeps {
   store: Store;
@@ -66,18 +58,8 @@ const DEFAULT_OPTIONS: SyncOptions = {
   maxConcurrentPushes: 8,
   onlineWindowSeconds: 90,
 };
-const CREDENTIAL_PREFIX = 'sak_';
 const CONFLICT_WINDOW_MS = 24 * 3600_000;
 const PUSH_ATTEMPTS = 3;
-/** How often an open wait looks for a trigger another replica stored (this one's wake it at once). */
-const TRIGGER_POLL_MS = 2000;
-
-const digestSecret = (secret: string) => createHash('sha256').update(secret).digest('base64url');
-
-export const applianceUnauthorized = () =>
-  new AppError(401, 'APPLIANCE_UNAUTHORIZED', 'A valid appliance credential is required', {
-    headers: { 'www-authenticate': 'Appliance' },
-  });
 
 /**
  * The cloud side of sync: appliances push their outbox here and pull what changed in the cloud
@@ -90,8 +72,6 @@ export function createSyncService(deps: SyncDeps) {
   const queries = createSyncStore(store);
   // A node id per process: two cloud replicas must never issue the same stamp.
   const hlc = createHlc(`cloud.${randomBytes(4).toString('hex')}`, () => clock.now().getTime());
-  const triggers = new EventEmitter().setMaxListeners(0);
-  const closing = new AbortController();
   const now = () => clock.now().toISOString();
   const pusher = createPushApplier({ queries, events: deps.events, hlc, newId: deps.newId });
   const groups = createGroupCommit(db, {
@@ -176,49 +156,19 @@ export function createSyncService(deps: SyncDeps) {
     };
   }
 
+  const credentials = createApplianceCredentials({ queries, db, newId: deps.newId, now, ensureLocation });
+  const channel = createTriggerChannel({
+    queries,
+    db,
+    clock,
+    now,
+    ensureLocation,
+    onlineWindowSeconds: options.onlineWindowSeconds,
+  });
+
   return {
-    /** Issues a credential for one store's appliance; the secret is shown once. */
-    async provisionAppliance(tenantId: string, input: { location_id: string; name?: string | undefined }) {
-      const scope = { tenantId, locationId: input.location_id };
-      await ensureLocation(scope);
-      const id = deps.newId();
-      const secret = randomBytes(32).toString('base64url');
-      const row = {
-        id,
-        tenant_id: tenantId,
-        location_id: input.location_id,
-        name: input.name ?? 'appliance',
-        secret_digest: digestSecret(secret),
-        status: 'active' as const,
-        created_at: now(),
-        revoked_at: null,
-      };
-      await queries.insertAppliance(db, row);
-      return { ...publicAppliance(row), credential: `${CREDENTIAL_PREFIX}${id}.${secret}` };
-    },
-
-    async listAppliances(tenantId: string, locationId?: string) {
-      return (await queries.appliances(db, tenantId, locationId)).map(publicAppliance);
-    },
-
-    async revokeAppliance(tenantId: string, applianceId: string) {
-      const row = await queries.appliance(db, applianceId);
-      if (!row || row.tenant_id !== tenantId) throw new NotFoundError('Appliance', 'APPLIANCE_NOT_FOUND');
-      await queries.revokeAppliances(db, { tenantId, locationId: row.location_id }, now(), applianceId);
-    },
-
-    /** The appliance a credential belongs to, or undefined; checked on every request, so revoking is immediate. */
-    async authenticate(credential: string): Promise<ApplianceIdentity | undefined> {
-      if (!credential.startsWith(CREDENTIAL_PREFIX)) return undefined;
-      const [id, secret] = credential.slice(CREDENTIAL_PREFIX.length).split('.');
-      if (!id || !secret || id.length > 64) return undefined;
-      const row = await queries.appliance(db, id);
-      if (row?.status !== 'active') return undefined;
-      const expected = Buffer.from(row.secret_digest);
-      const actual = Buffer.from(digestSecret(secret));
-      if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;
-      return { applianceId: row.id, tenantId: row.tenant_id, locationId: row.location_id };
-    },
+    ...credentials,
+    ...channel,
 
     /** Applies a batch in one transaction and answers per change; a bad batch is refused whole. */
     async push(appliance: ApplianceIdentity, body: PushBody): Promise<PushResult> {
@@ -405,69 +355,6 @@ export function createSyncService(deps: SyncDeps) {
       return queries.conflicts(db, { tenantId, locationId }, limit);
     },
 
-    /** Asks the store's appliance to sync now; it hears it on its open wait request. */
-    async trigger(tenantId: string, locationId: string, priority: string) {
-      const scope = { tenantId, locationId };
-      await ensureLocation(scope);
-      const at = now();
-      await queries.updateLocation(db, scope, { trigger_requested_at: at, trigger_priority: priority });
-      triggers.emit(`${tenantId}/${locationId}`);
-      const location = await queries.location(db, scope);
-      const seenAt = location?.last_seen_at ? Date.parse(location.last_seen_at) : 0;
-      return {
-        location_id: locationId,
-        priority,
-        requested_at: at,
-        delivered: clock.now().getTime() - seenAt <= options.onlineWindowSeconds * 1000,
-      };
-    },
-
-    /**
-     * The appliance's open channel: answers as soon as a trigger is pending (at once if one
-     * already is), else after `timeoutMs`. Another replica's trigger is noticed by polling.
-     */
-    async waitForTrigger(
-      appliance: ApplianceIdentity,
-      timeoutMs: number,
-      signal?: AbortSignal,
-      queue: Partial<QueueState> = {},
-    ) {
-      const key = `${appliance.tenantId}/${appliance.locationId}`;
-      await queries.updateLocation(db, appliance, { last_seen_at: now(), ...queueReport(queue) });
-      const take = async () => {
-        const location = await queries.location(db, appliance);
-        if (!location?.trigger_requested_at) return undefined;
-        await queries.updateLocation(db, appliance, { trigger_requested_at: null, trigger_priority: null });
-        return { triggered: true, priority: location.trigger_priority ?? 'normal' };
-      };
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const taken = await take();
-        if (taken) return taken;
-        const left = deadline - Date.now();
-        if (left <= 0 || signal?.aborted || closing.signal.aborted)
-          return { triggered: false, priority: null };
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            clearTimeout(timer);
-            triggers.off(key, done);
-            signal?.removeEventListener('abort', done);
-            closing.signal.removeEventListener('abort', done);
-            resolve();
-          };
-          const timer = setTimeout(done, Math.min(left, TRIGGER_POLL_MS));
-          triggers.on(key, done);
-          signal?.addEventListener('abort', done);
-          closing.signal.addEventListener('abort', done);
-        });
-      }
-    },
-
-    /** Answers every open wait at once, so a shutting-down replica does not hold them to the end. */
-    close() {
-      closing.abort();
-    },
-
     /** Drops feed entries past retention; their stores will start over from a snapshot if that far behind. */
     async pruneFeed(tenantId: string, locationId: string) {
       const scope = { tenantId, locationId };
@@ -480,24 +367,6 @@ export function createSyncService(deps: SyncDeps) {
         await queries.updateLocation(db, scope, { feed_floor: floor });
       return pruned.length;
     },
-  };
-}
-
-/** The columns an appliance's queue report sets; a report it left out changes nothing. */
-function queueReport(queue: Partial<QueueState>): Partial<SyncLocationRow> {
-  if (queue.queue_depth === undefined) return {};
-  return { queue_depth: queue.queue_depth, oldest_pending_at: queue.oldest_pending_at ?? null };
-}
-
-function publicAppliance(row: SyncApplianceRow) {
-  return {
-    id: row.id,
-    tenant_id: row.tenant_id,
-    location_id: row.location_id,
-    name: row.name,
-    status: row.status,
-    created_at: row.created_at,
-    revoked_at: row.revoked_at,
   };
 }
 
