@@ -28,15 +28,16 @@ describe('npm start', () => {
   it('runs the cloud and the demo store with working demo logins, and stops cleanly', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
     // node itself with tsx's loader, so SIGTERM reaches the script rather than a wrapper.
-    child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    const system = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
       cwd: root,
       env: { ...process.env, DATA_DIR: dataDir, CLOUD_PORT: '0', APPLIANCE_PORT: '0' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
+    child = system;
     let printed = '';
     const urls = await new Promise<{ cloud: string; store: string }>((resolve, reject) => {
-      child.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${printed}`)));
-      child.stdout.on('data', (chunk: Buffer) => {
+      system.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${printed}`)));
+      system.stdout!.on('data', (chunk: Buffer) => {
         printed += chunk.toString();
         const cloud = /Cloud gateway\s+(http:\S+)/.exec(printed)?.[1];
         const store = /Demo store\s+(http:\S+)/.exec(printed)?.[1];
@@ -94,8 +95,8 @@ describe('npm start', () => {
     expect(cloudStatus.data.changes_24h).toBeGreaterThan(0);
     expect(orderId).toBeTruthy();
 
-    child.kill('SIGTERM');
-    const code = await new Promise((resolve) => child.once('exit', resolve));
+    system.kill('SIGTERM');
+    const code = await new Promise((resolve) => system.once('exit', resolve));
     expect(code).toBe(0);
   }, 60_000);
 });
