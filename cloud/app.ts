@@ -11,6 +11,7 @@ import { type CloudDeps, type CloudServices, createCloudServices } from './servi
 import { syncRoutes } from './sync/routes.ts';
 import { platformRoutes } from './tenancy/index.ts';
 import type { Tier } from './tenancy/tables.ts';
+import { webhookAdminPlugin, webhookSubscriptionPlugin } from './webhooks/index.ts';
 
 export interface AppDeps extends CloudDeps {
   /** Shares rate-limit counts between gateway replicas; in-memory when absent. */
@@ -83,5 +84,12 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
   await app.register(identityRoutes, { prefix: '/v1/auth', identity: services.identity });
   await app.register(platformRoutes, { prefix: '/v1/platform', services });
   await app.register(syncRoutes, { prefix: '/v1/sync', sync: services.sync });
+  const webhookOptions = {
+    webhooks: services.webhooks,
+    limiter: deps.redis ? createRedisRateLimiter(deps.redis) : createMemoryRateLimiter(),
+    operationsPerMinute: config.webhooks.operationsPerMinute,
+  };
+  await app.register(webhookSubscriptionPlugin, { prefix: '/v1/webhooks', ...webhookOptions });
+  await app.register(webhookAdminPlugin, { prefix: '/api/v1/webhooks', ...webhookOptions });
   return app;
 }

@@ -1,5 +1,6 @@
 import { isPostgresUrl } from './db/index.ts';
 import { TIERS, type Tier } from './tenancy/tables.ts';
+import { DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from './webhooks/service.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -21,6 +22,7 @@ export interface CloudConfig {
   keyRotationSeconds: number;
   hashing: { memoryCost: number; timeCost: number };
   sync: { feedRetentionDays: number; maxConcurrentPushes: number };
+  webhooks: WebhookOptions & { runWorker: boolean };
 }
 
 export class ConfigError extends Error {
@@ -47,6 +49,12 @@ export const CLOUD_VARIABLES = [
   'CLOUD_KEY_ROTATION_DAYS',
   'CLOUD_PASSWORD_HASH_KIB',
   'CLOUD_PASSWORD_HASH_PASSES',
+  'WEBHOOK_ALLOW_PRIVATE_URLS',
+  'WEBHOOK_WORKER',
+  'WEBHOOK_DISABLE_AFTER_HOURS',
+  'WEBHOOK_SECRET_GRACE_HOURS',
+  'WEBHOOK_MAX_LANES',
+  'WEBHOOK_OPERATIONS_PER_MINUTE',
 ] as const;
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number) {
@@ -95,6 +103,27 @@ function schemaName(env: Env, databaseUrl: string | undefined) {
   return raw;
 }
 
+function webhookOptions(env: Env): CloudConfig['webhooks'] {
+  const defaults = DEFAULT_WEBHOOK_OPTIONS;
+  return {
+    ...defaults,
+    // Loopback and private addresses are how an attacker reaches our own network (SSRF): only
+    // tests and local development may allow them.
+    allowPrivateUrls: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    runWorker: boolean(env, 'WEBHOOK_WORKER', true),
+    disableAfterHours: integer(env, 'WEBHOOK_DISABLE_AFTER_HOURS', defaults.disableAfterHours, 1, 24 * 30),
+    rotationGraceSeconds: 3600 * integer(env, 'WEBHOOK_SECRET_GRACE_HOURS', 24, 1, 24 * 30),
+    maxLanes: integer(env, 'WEBHOOK_MAX_LANES', defaults.maxLanes, 1, 10_000),
+    operationsPerMinute: integer(
+      env,
+      'WEBHOOK_OPERATIONS_PER_MINUTE',
+      defaults.operationsPerMinute,
+      1,
+      100_000,
+    ),
+  };
+}
+
 /**
  * Reads and checks the cloud's environment. Unrelated variables are ignored (the environment is
  * shared with other software, some of it using CLOUD_* names too); a bad value of ours stops start-up.
@@ -130,5 +159,6 @@ export function loadCloudConfig(env: Env): CloudConfig {
       feedRetentionDays: integer(env, 'CLOUD_SYNC_FEED_RETENTION_DAYS', 30, 1, 3650),
       maxConcurrentPushes: integer(env, 'CLOUD_SYNC_MAX_CONCURRENT_PUSHES', 8, 1, 256),
     },
+    webhooks: webhookOptions(env),
   };
 }

@@ -28,7 +28,7 @@ export async function startCloud(
   });
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
   await redis?.connect();
-  const deps = { store, clock: systemClock, newId, redis };
+  const deps = { store, clock: systemClock, newId, redis, log };
   const services = createCloudServices(config, deps);
   const app = await buildApp(config, { ...deps, services });
   const keyTimer = setInterval(() => {
@@ -39,6 +39,7 @@ export async function startCloud(
   }, KEY_CHECK_MS);
   keyTimer.unref();
   await options.beforeListen?.(services);
+  if (config.webhooks.runWorker) services.webhooks.worker.start();
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -50,6 +51,7 @@ export async function startCloud(
     async stop() {
       clearInterval(keyTimer);
       await app.close();
+      await services.webhooks.close();
       await redis?.quit();
       await store.close();
     },

@@ -1,3 +1,4 @@
+import pino, { type Logger } from 'pino';
 import type { Clock } from '../shared/clock.ts';
 import type { IdGenerator } from '../shared/ids.ts';
 import { createAuditLog } from './audit/index.ts';
@@ -9,12 +10,16 @@ import { createSecretHasher } from './identity/secrets.ts';
 import type { ThrottlePolicies } from './identity/throttle.ts';
 import { createSyncService, type SyncService } from './sync/service.ts';
 import { createTenancyService } from './tenancy/service.ts';
+import { createWebhooks, type WebhookDeps } from './webhooks/service.ts';
 
 export interface CloudDeps {
   store: Store;
   clock: Clock;
   newId: IdGenerator;
   throttle?: ThrottlePolicies;
+  log?: Logger;
+  /** Tests stage DNS answers for the webhook sender. */
+  resolve?: WebhookDeps['resolve'];
 }
 
 /** The cloud's domain services, built once and shared by the HTTP app and the operator CLI. */
@@ -53,7 +58,16 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     keyRotationSeconds: config.keyRotationSeconds,
     throttle: deps.throttle,
   });
-  return { audit, tenancy, identity, events, sync };
+  const webhooks = createWebhooks({
+    store,
+    events,
+    clock,
+    newId,
+    log: deps.log ?? pino({ level: config.logLevel }),
+    options: config.webhooks,
+    ...(deps.resolve ? { resolve: deps.resolve } : {}),
+  });
+  return { audit, tenancy, identity, events, sync, webhooks };
 }
 
 export type CloudServices = ReturnType<typeof createCloudServices>;

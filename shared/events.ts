@@ -1,7 +1,8 @@
 /**
- * The domain events of spec document 1's subscription-interface catalog. Both sides write them
- * (the appliance in the transaction of the change that caused them) and webhooks, alerting and
- * chat consume them; this list is the one place their names live.
+ * The domain events of spec document 1's subscription-interface catalog, plus the few the store
+ * writes that only the admin interface publishes. Both sides write them (the appliance in the
+ * transaction of the change that caused them) and webhooks, alerting and chat consume them; these
+ * lists are the one place their names live.
  */
 export const EVENT_CATALOG = {
   order: [
@@ -18,13 +19,26 @@ export const EVENT_CATALOG = {
   location: ['location.hours_changed', 'location.status_changed'],
 } as const;
 
-export type EventCategory = keyof typeof EVENT_CATALOG;
-export type EventType = (typeof EVENT_CATALOG)[EventCategory][number];
+/**
+ * Time punches: the admin interface publishes them, the subscription interface has no such events,
+ * so they stay out of EVENT_CATALOG yet sync to the cloud like any domain event.
+ */
+export const STORE_ONLY_EVENTS = ['employee.clocked_in', 'employee.clocked_out'] as const;
 
-export const EVENT_TYPES: readonly EventType[] = Object.values(EVENT_CATALOG).flat();
+export type EventCategory = keyof typeof EVENT_CATALOG;
+export type SubscriptionEventType = (typeof EVENT_CATALOG)[EventCategory][number];
+export type StoreOnlyEventType = (typeof STORE_ONLY_EVENTS)[number];
+/** Every domain event: what the store emits and syncs up, and what the cloud's event log holds. */
+export type EventType = SubscriptionEventType | StoreOnlyEventType;
+
+export const SUBSCRIPTION_EVENT_TYPES: readonly SubscriptionEventType[] = Object.values(EVENT_CATALOG).flat();
+export const EVENT_TYPES: readonly EventType[] = [...SUBSCRIPTION_EVENT_TYPES, ...STORE_ONLY_EVENTS];
 
 export const isEventType = (value: string): value is EventType =>
   (EVENT_TYPES as readonly string[]).includes(value);
+
+export const isSubscriptionEventType = (value: string): value is SubscriptionEventType =>
+  (SUBSCRIPTION_EVENT_TYPES as readonly string[]).includes(value);
 
 /** Money is kept in minor units; the spec's event shapes carry decimal currency units. */
 export const toDecimal = (minor: number, exponent = 2): number =>

@@ -52,6 +52,12 @@ const punchNotAllowed = (state: ShiftState, kind: PunchKind) =>
     `A ${kind.replace('_', ' ')} is not possible while ${state.replace('_', ' ')}`,
   );
 
+/** Clocking in and out are events the admin interface publishes; breaks are not. */
+const PUNCH_EVENTS: Partial<Record<PunchKind, 'employee.clocked_in' | 'employee.clocked_out'>> = {
+  clock_in: 'employee.clocked_in',
+  clock_out: 'employee.clocked_out',
+};
+
 const columnsOf = (row: PunchFields): Record<string, FieldValue> =>
   Object.fromEntries(COLUMNS.map((column) => [column, row[column]]));
 
@@ -197,11 +203,19 @@ export function createTimeClockService(deps: {
         };
         const doc = createRowDoc(changes.docClientId);
         writeFields(doc, columnsOf(row), changes.stamp());
-        return save(doc, 'insert', 1);
+        const punch = save(doc, 'insert', 1);
+        // The staff table belongs to auth, so the event names the employee by id only; the
+        // change log adds the store's location to the event row.
+        const event = PUNCH_EVENTS[kind];
+        if (event) changes.emit(event, { punch_id: punch.id, employee_id: staffId, at });
+        return punch;
       })();
     },
 
-    /** A manager moves a punch in time; refused when the day would no longer add up. */
+    /**
+     * A manager moves a punch in time; refused when the day would no longer add up. No event: the
+     * clock-in or -out was published when it happened, and neither catalog has one for a correction.
+     */
     correct(punchId: string, input: { at: string; managerId: string; reason: string; note?: string }) {
       validateCorrection(input);
       return db.transaction(() => {

@@ -3,6 +3,12 @@ import type { EventTables } from '../events/index.ts';
 import type { IdentityTables } from '../identity/tables.ts';
 import type { SyncTables } from '../sync/tables.ts';
 import type { TenancyTables } from '../tenancy/tables.ts';
+import type { WebhookTables } from '../webhooks/tables.ts';
 
 /** The whole cloud store, composed of the tables each module owns. */
-export type Database = TenancyTables & IdentityTables & AuditTables & EventTables & SyncTables;
+export type Database = TenancyTables &
+  IdentityTables &
+  AuditTables &
+  EventTables &
+  SyncTables &
+  WebhookTables;

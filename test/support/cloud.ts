@@ -41,6 +41,7 @@ export async function createTestCloud(
     config,
     close: async () => {
       await app.close();
+      await services.webhooks.close();
       await store.destroy();
     },
   };

@@ -3,6 +3,7 @@ import * as tenancy from './0001-tenancy.ts';
 import * as identity from './0002-identity.ts';
 import * as sync from './0003-sync.ts';
 import * as syncKeyProbes from './0004-sync-key-probes.ts';
+import * as webhooks from './0005-webhooks.ts';
 
 /** Applied in name order; never edit one that has shipped, add the next. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002-identity': identity,
   '0003-sync': sync,
   '0004-sync-key-probes': syncKeyProbes,
+  '0005-webhooks': webhooks,
 };

@@ -68,6 +68,40 @@ describe('time clock', () => {
     ).toBe(4);
   });
 
+  it('says when staff clock in and out, in the punch’s transaction, and syncs those events up', () => {
+    const clockIn = timeclock.punch('eve', 'clock_in');
+    clock.advance(60_000);
+    timeclock.punch('eve', 'break_start');
+    clock.advance(60_000);
+    timeclock.punch('eve', 'break_end');
+    clock.advance(60_000);
+    const clockOut = timeclock.punch('eve', 'clock_out');
+    timeclock.correct(clockIn.id, { at: '2026-06-10T12:58:00.000Z', managerId: 'mgr', reason: 'early' });
+    expect(() => timeclock.punch('eve', 'clock_out')).toThrow(expect.objectContaining({ status: 409 }));
+
+    const events = db
+      .prepare('select id, type, location_id, occurred_at, data from events order by rowid')
+      .all();
+    expect(events).toEqual([
+      {
+        id: expect.any(String),
+        type: 'employee.clocked_in',
+        location_id: LOCATION,
+        occurred_at: clockIn.at,
+        data: JSON.stringify({ punch_id: clockIn.id, employee_id: 'eve', at: clockIn.at }),
+      },
+      {
+        id: expect.any(String),
+        type: 'employee.clocked_out',
+        location_id: LOCATION,
+        occurred_at: clockOut.at,
+        data: JSON.stringify({ punch_id: clockOut.id, employee_id: 'eve', at: clockOut.at }),
+      },
+    ]);
+    const synced = db.prepare("select row_id from outbox where table_name = 'events' order by hlc").all();
+    expect(synced).toEqual(events.map((e) => ({ row_id: (e as { id: string }).id })));
+  });
+
   it('lets a manager move a punch in place, refusing a time that breaks the order', () => {
     const clockIn = timeclock.punch('bob', 'clock_in');
     clock.advance(8 * 3_600_000);

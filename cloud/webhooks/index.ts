@@ -1,0 +1,45 @@
+/**
+ * Outbound webhooks (spec document 1): the subscription interface (/v1/webhooks) and the admin
+ * interface (/api/v1/webhooks), the deliveries domain events make, and the worker that sends them.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { RateLimiter } from '../gateway/rate-limit.ts';
+import { rateLimited } from './errors.ts';
+import { adminWebhookRoutes } from './routes-admin.ts';
+import { subscriptionWebhookRoutes } from './routes-subscription.ts';
+import type { Webhooks } from './service.ts';
+
+export { createWebhooks, type Webhooks } from './service.ts';
+
+export interface WebhookRouteOptions {
+  webhooks: Webhooks;
+  /** Counts a tenant's webhook operations (writes, tests, retries) across gateway replicas. */
+  limiter: RateLimiter;
+  operationsPerMinute: number;
+}
+
+/**
+ * Changing webhooks and sending tests makes outbound requests and work: a tenant gets
+ * `operationsPerMinute` of them, answered `rate_limited` beyond.
+ */
+function operationLimit(options: WebhookRouteOptions) {
+  const policy = {
+    perMinute: options.operationsPerMinute,
+    burst: Math.max(10, Math.ceil(options.operationsPerMinute / 4)),
+  };
+  return async (request: FastifyRequest) => {
+    if (request.method === 'GET' || !request.auth) return;
+    const decision = await options.limiter.take(`webhook-ops:${request.auth.tenantId}`, policy, new Date());
+    if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
+  };
+}
+
+export async function webhookAdminPlugin(app: FastifyInstance, options: WebhookRouteOptions) {
+  app.addHook('preHandler', operationLimit(options));
+  await app.register(adminWebhookRoutes, { webhooks: options.webhooks });
+}
+
+export async function webhookSubscriptionPlugin(app: FastifyInstance, options: WebhookRouteOptions) {
+  app.addHook('preHandler', operationLimit(options));
+  await app.register(subscriptionWebhookRoutes, { webhooks: options.webhooks });
+}

@@ -1,0 +1,391 @@
+import { type Static, Type } from '@sinclair/typebox';
+
+/** What the two webhook interfaces accept and answer (spec document 1, "Webhook subscription"). */
+const Timestamp = Type.String({ format: 'date-time' });
+const NullableTimestamp = Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time' });
+const NullableInteger = Type.Unsafe<number | null>({ type: ['integer', 'null'] });
+const NullableNumber = Type.Unsafe<number | null>({ type: ['number', 'null'] });
+const NullableString = Type.Unsafe<string | null>({ type: ['string', 'null'] });
+
+export const WebhookIdParamsSchema = Type.Object({
+  webhook_id: Type.String({ minLength: 1, maxLength: 64 }),
+});
+export const DeliveryIdParamsSchema = Type.Object({
+  delivery_id: Type.String({ minLength: 1, maxLength: 64 }),
+});
+
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL of the receiver' });
+const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  maxItems: 100,
+  description: 'event names of this interface’s catalog, or `category.*`, or `*`',
+});
+const Secret = Type.String({
+  minLength: 16,
+  maxLength: 256,
+  description: 'HMAC-SHA256 key; generated (`whsec_…`) when omitted',
+});
+const Metadata = Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), { maxProperties: 50 });
+const Headers = Type.Record(
+  Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$" }),
+  Type.String({ maxLength: 1024 }),
+  {
+    maxProperties: 20,
+    description:
+      'extra request headers; Content-Type, User-Agent, Host, Content-Length and X-Service-* are ours and refused',
+  },
+);
+
+export const SettingsInputSchema = Type.Object(
+  {
+    timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 60 })),
+    retry_policy: Type.Optional(
+      Type.Object(
+        {
+          max_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
+          backoff: Type.Optional(
+            Type.Union([Type.Literal('exponential'), Type.Literal('linear'), Type.Literal('fixed')], {
+              description: 'first retry after 60 s; exponential doubles it, linear adds 60 s, fixed keeps it',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    batch_events: Type.Optional(Type.Boolean()),
+    max_per_second: Type.Optional(
+      Type.Unsafe<number | null>({
+        type: ['number', 'null'],
+        minimum: 0.1,
+        maximum: 10_000,
+        description: 'requests per second at most (null: unlimited)',
+      }),
+    ),
+    max_in_flight: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 20,
+        description: 'deliveries on the wire at once; 1 (the default) keeps event order',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const SettingsSchema = Type.Object({
+  timeout_seconds: Type.Integer(),
+  retry_policy: Type.Object({ max_attempts: Type.Integer(), backoff: Type.String() }),
+  batch_events: Type.Boolean(),
+  max_per_second: NullableNumber,
+  max_in_flight: Type.Integer(),
+});
+
+const StatusFields = {
+  status: Type.String({
+    description: '`active`, or `disabled` after failing for days (see disabled_reason)',
+  }),
+  disabled_reason: NullableString,
+  disabled_at: NullableTimestamp,
+};
+
+const AdminBase = {
+  id: Type.String(),
+  url: Type.String(),
+  description: Type.String(),
+  ...StatusFields,
+  events: Type.Array(Type.String()),
+  headers: Type.Record(Type.String(), Type.String()),
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+  settings: SettingsSchema,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+export const AdminListItemSchema = Type.Object({
+  ...AdminBase,
+  secret_last4: Type.String(),
+  stats: Type.Object({
+    deliveries_24h: Type.Integer(),
+    success_rate: Type.Number(),
+    avg_latency_ms: Type.Number(),
+  }),
+});
+
+export const AdminDetailSchema = Type.Object({
+  ...AdminBase,
+  secret_last4: Type.String(),
+  stats: Type.Object({
+    total_deliveries: Type.Integer(),
+    successful_deliveries: Type.Integer(),
+    failed_deliveries: Type.Integer(),
+    success_rate: Type.Number(),
+    avg_latency_ms: Type.Number(),
+    last_delivery: NullableTimestamp,
+    last_success: NullableTimestamp,
+    last_failure: NullableTimestamp,
+  }),
+});
+
+export const AdminCreatedSchema = Type.Object({
+  ...AdminBase,
+  secret: Type.String(),
+  signing_key: Type.String(),
+});
+
+export const AdminCreateSchema = Type.Object(
+  {
+    url: Url,
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    events: Type.Optional(Events),
+    secret: Type.Optional(Secret),
+    metadata: Type.Optional(Metadata),
+    headers: Type.Optional(Headers),
+    settings: Type.Optional(SettingsInputSchema),
+  },
+  { additionalProperties: false },
+);
+export type AdminCreate = Static<typeof AdminCreateSchema>;
+
+export const AdminUpdateSchema = Type.Object(
+  {
+    url: Type.Optional(Url),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    events: Type.Optional(Events),
+    metadata: Type.Optional(Metadata),
+    headers: Type.Optional(Headers),
+    settings: Type.Optional(SettingsInputSchema),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const SubscriptionSchema = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  ...StatusFields,
+  created_at: Timestamp,
+});
+
+export const SubscriptionCreateSchema = Type.Object(
+  { url: Url, events: Events, secret: Secret },
+  { additionalProperties: false },
+);
+export const SubscriptionUpdateSchema = Type.Object(
+  { url: Type.Optional(Url), events: Type.Optional(Events) },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const EnableSchema = Type.Object(
+  {
+    replay: Type.Optional(
+      Type.Boolean({ default: false, description: 'also send what it missed while disabled' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export const EnabledSchema = Type.Object({
+  id: Type.String(),
+  status: Type.String(),
+  missed_events: Type.Integer(),
+  replayed: Type.Integer(),
+});
+
+export const RotatedSchema = Type.Object({
+  id: Type.String(),
+  new_secret: Type.String(),
+  old_secret_valid_until: Timestamp,
+  rotated_at: Timestamp,
+});
+
+export const CatalogSchema = Type.Object({
+  events: Type.Array(
+    Type.Object({
+      category: Type.String(),
+      events: Type.Array(
+        Type.Object({
+          name: Type.String(),
+          description: Type.String(),
+          payload_example: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+        }),
+      ),
+    }),
+  ),
+});
+
+export const DeliveryQuerySchema = Type.Object(
+  {
+    status: Type.Optional(
+      Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('pending')]),
+    ),
+    event: Type.Optional(Type.String({ maxLength: 100 })),
+    start_date: Type.Optional(Timestamp),
+    end_date: Type.Optional(Timestamp),
+    page: Type.Integer({ minimum: 1, default: 1 }),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+  },
+  { additionalProperties: false },
+);
+
+export const DeliveryListItemSchema = Type.Object({
+  id: Type.String(),
+  webhook_id: Type.String(),
+  event: Type.String(),
+  event_id: Type.String(),
+  status: Type.String(),
+  response_code: NullableInteger,
+  error: NullableString,
+  latency_ms: NullableNumber,
+  attempt: Type.Integer(),
+  payload_size_bytes: Type.Integer(),
+  next_retry: NullableTimestamp,
+  delivered_at: NullableTimestamp,
+  created_at: Timestamp,
+  original_delivery_id: NullableString,
+});
+
+export const DeliveryPageSchema = Type.Object({
+  deliveries: Type.Array(DeliveryListItemSchema),
+  pagination: Type.Object({ total: Type.Integer(), page: Type.Integer(), limit: Type.Integer() }),
+});
+
+export const DeliveryDetailSchema = Type.Object({
+  id: Type.String(),
+  webhook_id: Type.String(),
+  event: Type.String(),
+  status: Type.String(),
+  request: Type.Object({
+    url: Type.String(),
+    method: Type.String(),
+    headers: Type.Record(Type.String(), Type.String()),
+    body: Type.String(),
+  }),
+  response: Type.Union([
+    Type.Object({
+      status_code: NullableInteger,
+      headers: Type.Record(Type.String(), Type.String()),
+      body: Type.String(),
+    }),
+    Type.Null(),
+  ]),
+  timing: Type.Object({
+    sent_at: NullableTimestamp,
+    response_at: NullableTimestamp,
+    latency_ms: NullableNumber,
+  }),
+  attempt: Type.Integer(),
+  max_attempts: Type.Integer(),
+  error: NullableString,
+  next_retry: NullableTimestamp,
+});
+
+export const RetriedSchema = Type.Object({
+  delivery_id: Type.String(),
+  original_delivery_id: Type.String(),
+  status: Type.String(),
+  scheduled_at: Timestamp,
+});
+
+export const AdminTestSchema = Type.Object(
+  { event: Type.String({ minLength: 1, maxLength: 100 }), data: Type.Optional(Metadata) },
+  { additionalProperties: false },
+);
+export const TestResultSchema = Type.Object({
+  delivery_id: Type.String(),
+  status: Type.String(),
+  response_code: NullableInteger,
+  response_body: Type.String(),
+  latency_ms: Type.Number(),
+  error: NullableString,
+});
+
+export const VerifySchema = Type.Object(
+  {
+    payload: Type.String({ maxLength: 1_000_000 }),
+    signature: Type.String({ maxLength: 1000 }),
+    timestamp: Type.String({ maxLength: 32 }),
+    secret: Type.String({ minLength: 1, maxLength: 256 }),
+  },
+  { additionalProperties: false },
+);
+export const VerifiedSchema = Type.Object({
+  valid: Type.Boolean(),
+  timestamp_valid: Type.Boolean(),
+  signature_match: Type.Boolean(),
+});
+
+export const LogQuerySchema = Type.Object(
+  {
+    level: Type.Optional(Type.Union([Type.Literal('info'), Type.Literal('warning'), Type.Literal('error')])),
+    start_date: Type.Optional(Timestamp),
+    limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
+  },
+  { additionalProperties: false },
+);
+export const LogsSchema = Type.Object({
+  logs: Type.Array(
+    Type.Object({
+      timestamp: Timestamp,
+      level: Type.String(),
+      message: Type.String(),
+      delivery_id: NullableString,
+      event: NullableString,
+      details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    }),
+  ),
+});
+
+export const StatsQuerySchema = Type.Object(
+  {
+    period: Type.Union(
+      [Type.Literal('hour'), Type.Literal('day'), Type.Literal('week'), Type.Literal('month')],
+      {
+        default: 'day',
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+const Rate = Type.Number({ minimum: 0, maximum: 1 });
+export const StatsSchema = Type.Object({
+  webhook_id: Type.String(),
+  period: Type.String(),
+  summary: Type.Object({
+    total_deliveries: Type.Integer(),
+    successful: Type.Integer(),
+    failed: Type.Integer(),
+    success_rate: Rate,
+    avg_latency_ms: Type.Number(),
+    p95_latency_ms: Type.Number(),
+    p99_latency_ms: Type.Number(),
+  }),
+  by_event: Type.Array(Type.Object({ event: Type.String(), count: Type.Integer(), success_rate: Rate })),
+  by_hour: Type.Array(Type.Object({ hour: Timestamp, deliveries: Type.Integer(), success_rate: Rate })),
+  errors: Type.Object({ timeout: Type.Integer(), connection_refused: Type.Integer(), '5xx': Type.Integer() }),
+});
+
+export const SubscriptionTestSchema = Type.Object(
+  { event_type: Type.String({ minLength: 1, maxLength: 100 }) },
+  { additionalProperties: false },
+);
+
+export const AdminListSchema = Type.Object({
+  webhooks: Type.Array(AdminListItemSchema),
+  total: Type.Integer(),
+});
+
+export const PageQuerySchema = Type.Object(
+  {
+    page: Type.Integer({ minimum: 1, default: 1 }),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+  },
+  { additionalProperties: false },
+);
+export const SubscriptionDeliverySchema = Type.Object({
+  id: Type.String(),
+  event_id: Type.String(),
+  event_type: Type.String(),
+  status: Type.String(),
+  response_code: NullableInteger,
+  response_time_ms: NullableNumber,
+  delivered_at: NullableTimestamp,
+  next_retry_at: NullableTimestamp,
+});

@@ -1,0 +1,149 @@
+/**
+ * Webhook signatures, both published forms. Senders and receivers share this module so a
+ * receiver-side check in tests is the same code a customer would write from the spec.
+ *
+ * Form A (subscription interface): `t=<unix seconds>,v1=<hex>` over `<t>.<raw body>` (Stripe's
+ * layout, so Stripe's own verifier accepts it). Form B (admin interface): `sha256=<hex>` over
+ * `<timestamp>.<payload>`. During a secret rotation a delivery carries one signature per secret, the
+ * new one first, so receivers holding either secret accept it.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export interface SignatureCheck {
+  valid: boolean;
+  timestamp_valid: boolean;
+  signature_match: boolean;
+}
+
+/** The spec's "webhook signature age accepted". */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+const HEX_SHA256 = /^[0-9a-f]{64}$/i;
+// Whole seconds only: a millisecond stamp would otherwise read as a date far in the future.
+const WHOLE_SECONDS = /^[0-9]{1,15}$/;
+
+const hmacHex = (secret: string, signed: string): string =>
+  createHmac('sha256', secret).update(signed, 'utf8').digest('hex');
+
+function requireSecrets(secrets: readonly string[]): void {
+  // Signing with no secret would emit a header no receiver can ever accept.
+  if (secrets.length === 0) throw new RangeError('at least one signing secret is required');
+}
+
+export function formASignature(secrets: readonly string[], unixSeconds: number, rawBody: string): string {
+  requireSecrets(secrets);
+  if (!Number.isSafeInteger(unixSeconds) || unixSeconds < 0) {
+    throw new RangeError('unixSeconds must be a non-negative whole number');
+  }
+  const signed = `${unixSeconds}.${rawBody}`;
+  const v1 = secrets.map((secret) => `v1=${hmacHex(secret, signed)}`);
+  return [`t=${unixSeconds}`, ...v1].join(',');
+}
+
+export function formBSignature(secrets: readonly string[], timestamp: string, payload: string): string {
+  requireSecrets(secrets);
+  const signed = `${timestamp}.${payload}`;
+  return secrets.map((secret) => `sha256=${hmacHex(secret, signed)}`).join(',');
+}
+
+/**
+ * True when any candidate equals any expected digest. Every pair is compared, in constant time, so
+ * the time taken says nothing about which candidate (or how much of it) matched.
+ */
+function anyDigestMatches(candidates: readonly string[], expected: readonly string[]): boolean {
+  let matched = false;
+  for (const candidate of candidates) {
+    if (!HEX_SHA256.test(candidate)) continue;
+    const given = Buffer.from(candidate, 'hex');
+    for (const hex of expected) {
+      const wanted = Buffer.from(hex, 'hex');
+      if (given.length === wanted.length && timingSafeEqual(given, wanted)) matched = true;
+    }
+  }
+  return matched;
+}
+
+function timestampWithin(raw: string, nowSeconds: number, toleranceSeconds: number): boolean {
+  if (!WHOLE_SECONDS.test(raw)) return false;
+  const age = nowSeconds - Number(raw);
+  // Too old is a replay; too far ahead is a forged or badly skewed stamp. Both are refused.
+  return Math.abs(age) <= toleranceSeconds;
+}
+
+function check(timestampValid: boolean, signatureMatch: boolean): SignatureCheck {
+  return {
+    valid: timestampValid && signatureMatch,
+    timestamp_valid: timestampValid,
+    signature_match: signatureMatch,
+  };
+}
+
+const NOTHING_VALID = check(false, false);
+
+interface FormAHeader {
+  timestamp: string;
+  signatures: string[];
+}
+
+/** Parses `t=..,v1=..[,v1=..]`; unknown schemes (v0, ...) are ignored as Stripe does. */
+function parseFormAHeader(header: string): FormAHeader | undefined {
+  let timestamp: string | undefined;
+  const signatures: string[] = [];
+  for (const item of header.split(',')) {
+    const at = item.indexOf('=');
+    if (at < 0) continue;
+    const key = item.slice(0, at).trim();
+    const value = item.slice(at + 1).trim();
+    if (key === 'v1') signatures.push(value);
+    if (key !== 't') continue;
+    // Two timestamps make it ambiguous which one was signed.
+    if (timestamp !== undefined) return undefined;
+    timestamp = value;
+  }
+  if (timestamp === undefined || signatures.length === 0) return undefined;
+  return { timestamp, signatures };
+}
+
+const strings = (values: unknown): values is readonly string[] =>
+  Array.isArray(values) && values.every((value) => typeof value === 'string');
+
+export function verifyFormA(
+  header: string,
+  rawBody: string,
+  secrets: readonly string[],
+  nowSeconds: number,
+  toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
+): SignatureCheck {
+  // Receivers feed this straight from the request: malformed input is a "no", never an exception.
+  if (typeof header !== 'string' || typeof rawBody !== 'string' || !strings(secrets)) return NOTHING_VALID;
+  const parsed = parseFormAHeader(header);
+  if (!parsed) return NOTHING_VALID;
+  const signed = `${parsed.timestamp}.${rawBody}`;
+  const expected = secrets.filter((secret) => secret.length > 0).map((secret) => hmacHex(secret, signed));
+  return check(
+    timestampWithin(parsed.timestamp, nowSeconds, toleranceSeconds),
+    anyDigestMatches(parsed.signatures, expected),
+  );
+}
+
+export function verifyFormB(input: {
+  payload: string;
+  signature: string;
+  timestamp: string;
+  secret: string;
+  nowSeconds: number;
+  toleranceSeconds?: number;
+}): SignatureCheck {
+  const { payload, signature, timestamp, secret, nowSeconds } = input;
+  const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (![payload, signature, timestamp, secret].every((value) => typeof value === 'string')) {
+    return NOTHING_VALID;
+  }
+  const candidates = signature
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.startsWith('sha256='))
+    .map((item) => item.slice('sha256='.length));
+  const expected = secret.length > 0 ? [hmacHex(secret, `${timestamp}.${payload}`)] : [];
+  return check(timestampWithin(timestamp, nowSeconds, tolerance), anyDigestMatches(candidates, expected));
+}
