@@ -88,6 +88,7 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
     webhooks: services.webhooks,
     limiter: deps.redis ? createRedisRateLimiter(deps.redis) : createMemoryRateLimiter(),
     operationsPerMinute: config.webhooks.operationsPerMinute,
+    clock: deps.clock,
   };
   await app.register(webhookSubscriptionPlugin, { prefix: '/v1/webhooks', ...webhookOptions });
   await app.register(webhookAdminPlugin, { prefix: '/api/v1/webhooks', ...webhookOptions });

@@ -5,6 +5,7 @@ import { createAuditLog } from './audit/index.ts';
 import type { CloudConfig } from './config.ts';
 import type { Store } from './db/index.ts';
 import { createEventLog } from './events/index.ts';
+import { locationEvents } from './flows/location-events.ts';
 import { createIdentity } from './identity/index.ts';
 import { createSecretHasher } from './identity/secrets.ts';
 import type { ThrottlePolicies } from './identity/throttle.ts';
@@ -29,14 +30,15 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
   const audit = createAuditLog({ db: store.db, clock, newId });
   // Sync needs tenancy's staff, and tenancy tells sync of every staff change: bound late.
   let sync: SyncService | undefined;
+  const events = createEventLog();
   const tenancy = createTenancyService({
     store,
     clock,
     newId,
     hasher,
     onStaffChanged: (trx, staff) => sync!.publishStaff(trx, staff),
+    onLocationChanged: locationEvents({ events, clock, newId }),
   });
-  const events = createEventLog();
   sync = createSyncService({
     store,
     events,

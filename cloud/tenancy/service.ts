@@ -17,6 +17,8 @@ export interface TenancyDeps {
    * copies of staff and PIN hashes (sync) can never miss one.
    */
   onStaffChanged?: ((trx: Db, staff: StaffRecord) => Promise<void>) | undefined;
+  /** Told of every change to a location, inside its transaction (domain events are written there). */
+  onLocationChanged?: ((trx: Db, before: LocationRow, after: LocationRow) => Promise<void>) | undefined;
 }
 
 /** A member as the tenant's stores keep them: enough to sign in by PIN offline. */
@@ -126,7 +128,14 @@ const nextCursor = <T extends { id: string }>(rows: T[], limit: number) =>
   rows.length === limit ? (rows.at(-1)?.id ?? null) : null;
 
 /** Tenants, their brands, regions and locations, and who belongs to them with which roles. */
-export function createTenancyService({ store, clock, newId, hasher, onStaffChanged }: TenancyDeps) {
+export function createTenancyService({
+  store,
+  clock,
+  newId,
+  hasher,
+  onStaffChanged,
+  onLocationChanged,
+}: TenancyDeps) {
   const db = createTenancyStore(store.db, store.prepareRead);
   const now = () => clock.now().toISOString();
 
@@ -320,11 +329,19 @@ export function createTenancyService({ store, clock, newId, hasher, onStaffChang
       if (patch.region_id && !(await db.group('regions', tenantId, patch.region_id)))
         throw errors.brandOrRegionMissing('body.region_id');
       if (patch.timezone) checkTimezone(patch.timezone);
-      await insertOrConflict(
-        () => db.updateLocation(tenantId, id, { ...patch, updated_at: now() }),
+      const after = await insertOrConflict(
+        () =>
+          store.db.transaction().execute(async (trx) => {
+            const tx = createTenancyStore(trx);
+            const before = (await tx.location(tenantId, id))!;
+            await tx.updateLocation(tenantId, id, { ...patch, updated_at: now() });
+            const changed = (await tx.location(tenantId, id))!;
+            await onLocationChanged?.(trx, before, changed);
+            return changed;
+          }),
         () => errors.nameTaken('body.name'),
       );
-      return toLocation((await db.location(tenantId, id))!);
+      return toLocation(after);
     },
 
     /**

@@ -73,12 +73,18 @@ export function createActions(deps: ActionDeps) {
     };
   }
 
-  async function retry(tenantId: string, deliveryId: string) {
+  /**
+   * A failed delivery sent again as a new one. Its own automatic retry, if one was still
+   * scheduled, is called off: the event goes out once more, not twice.
+   */
+  async function retry(tenantId: string, iface: WebhookInterface, deliveryId: string) {
     const original = await deliveries.get(db, tenantId, deliveryId);
     if (!original) throw deliveryNotFound();
-    if (original.status !== 'failed') throw deliveryNotRetryable(original.status);
     const subscription = await subscriptions.byId(db, original.webhook_id);
-    if (!subscription || subscription.deleted_at !== null) throw deliveryNotFound();
+    if (!subscription || subscription.deleted_at !== null || subscription.interface !== iface)
+      throw deliveryNotFound();
+    if (original.status !== 'failed' || original.in_flight_since !== null)
+      throw deliveryNotRetryable(original.in_flight_since !== null ? 'being sent' : original.status);
     const now = clock.now().toISOString();
     const copy = newDelivery(
       subscription,
@@ -89,7 +95,10 @@ export function createActions(deps: ActionDeps) {
     );
     copy.original_delivery_id = original.id;
     copy.is_test = original.is_test;
-    await deliveries.insert(db, [copy]);
+    await db.transaction().execute(async (trx) => {
+      await deliveries.update(trx, original.id, { next_attempt_at: null });
+      await deliveries.insert(trx, [copy]);
+    });
     deps.worker.wake();
     return {
       delivery_id: copy.id,

@@ -3,6 +3,7 @@
  * interface (/api/v1/webhooks), the deliveries domain events make, and the worker that sends them.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Clock } from '../../shared/clock.ts';
 import type { RateLimiter } from '../gateway/rate-limit.ts';
 import { rateLimited } from './errors.ts';
 import { adminWebhookRoutes } from './routes-admin.ts';
@@ -16,6 +17,7 @@ export interface WebhookRouteOptions {
   /** Counts a tenant's webhook operations (writes, tests, retries) across gateway replicas. */
   limiter: RateLimiter;
   operationsPerMinute: number;
+  clock: Clock;
 }
 
 /**
@@ -23,20 +25,23 @@ export interface WebhookRouteOptions {
  * `operationsPerMinute` of them, answered `rate_limited` beyond.
  */
 function operationLimit(options: WebhookRouteOptions) {
-  const policy = {
-    perMinute: options.operationsPerMinute,
-    burst: Math.max(10, Math.ceil(options.operationsPerMinute / 4)),
-  };
+  const perMinute = options.operationsPerMinute;
+  // The burst never exceeds the minute's allowance: a tenant allowed 5 a minute gets 5, not 10.
+  const policy = { perMinute, burst: Math.min(perMinute, Math.max(10, Math.ceil(perMinute / 4))) };
   return async (request: FastifyRequest) => {
     if (request.method === 'GET' || !request.auth) return;
-    const decision = await options.limiter.take(`webhook-ops:${request.auth.tenantId}`, policy, new Date());
+    const decision = await options.limiter.take(
+      `webhook-ops:${request.auth.tenantId}`,
+      policy,
+      options.clock.now(),
+    );
     if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
   };
 }
 
 export async function webhookAdminPlugin(app: FastifyInstance, options: WebhookRouteOptions) {
   app.addHook('preHandler', operationLimit(options));
-  await app.register(adminWebhookRoutes, { webhooks: options.webhooks });
+  await app.register(adminWebhookRoutes, { webhooks: options.webhooks, clock: options.clock });
 }
 
 export async function webhookSubscriptionPlugin(app: FastifyInstance, options: WebhookRouteOptions) {

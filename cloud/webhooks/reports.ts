@@ -110,11 +110,17 @@ export function createReports(deps: { db: Db; clock: Clock; subscriptions: Subsc
     async delivery(tenantId: string, deliveryId: string) {
       const row = await deliveries.get(db, tenantId, deliveryId);
       if (!row) throw deliveryNotFound();
-      const subscription = await deps.subscriptions
-        .get(tenantId, 'admin', row.webhook_id)
-        .catch(() => undefined);
+      // A deleted webhook's deliveries stay readable with the URL they went to; the subscription
+      // interface's deliveries are not the admin interface's to show.
+      const subscription = await db
+        .selectFrom('webhook_subscriptions')
+        .select(['url', 'interface'])
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', row.webhook_id)
+        .executeTakeFirst();
+      if (subscription?.interface !== 'admin') throw deliveryNotFound();
       const last = await attempts.last(db, tenantId, deliveryId);
-      return { row, url: subscription?.url, last };
+      return { row, url: subscription.url, last };
     },
 
     async logs(

@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../shared/clock.ts';
 import { unixSeconds } from '../../shared/clock.ts';
 import { errorResponses } from '../../shared/http/envelope.ts';
 import { verifyFormB } from '../../shared/webhooks/signing.ts';
@@ -14,7 +15,10 @@ export const WEBHOOK_ADMIN_ROLES = ['platform_admin', 'system_admin', 'super_adm
 const DAY_MS = 86_400_000;
 
 /** Spec document 1's admin webhook interface, under /api/v1/webhooks. */
-export async function adminWebhookRoutes(app: FastifyInstance, { webhooks }: { webhooks: Webhooks }) {
+export async function adminWebhookRoutes(
+  app: FastifyInstance,
+  { webhooks, clock }: { webhooks: Webhooks; clock: Clock },
+) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { subscriptions, actions, reports } = webhooks;
   const admins = { onRequest: app.authenticate(WEBHOOK_ADMIN_ROLES) };
@@ -88,7 +92,7 @@ export async function adminWebhookRoutes(app: FastifyInstance, { webhooks }: { w
         response: { 200: schemas.VerifiedSchema, ...errorResponses(400, 401, 403, 429) },
       },
     },
-    async (request) => verifyFormB({ ...request.body, nowSeconds: unixSeconds(new Date()) }),
+    async (request) => verifyFormB({ ...request.body, nowSeconds: unixSeconds(clock.now()) }),
   );
 
   r.get(
@@ -104,7 +108,7 @@ export async function adminWebhookRoutes(app: FastifyInstance, { webhooks }: { w
     },
     async (request) => {
       const { row, url, last } = await reports.delivery(tenant(request), request.params.delivery_id);
-      return views.deliveryDetail(row, url ?? '', last);
+      return views.deliveryDetail(row, url, last);
     },
   );
 
@@ -120,7 +124,7 @@ export async function adminWebhookRoutes(app: FastifyInstance, { webhooks }: { w
       },
     },
     async (request, reply) =>
-      reply.code(202).send(await actions.retry(tenant(request), request.params.delivery_id)),
+      reply.code(202).send(await actions.retry(tenant(request), 'admin', request.params.delivery_id)),
   );
 
   await app.register(adminWebhookItemRoutes, { webhooks });
@@ -199,7 +203,7 @@ async function adminWebhookItemRoutes(app: FastifyInstance, { webhooks }: { webh
         response: { 200: schemas.RotatedSchema, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => subscriptions.rotateSecret(tenant(request), request.params.webhook_id),
+    async (request) => subscriptions.rotateSecret(tenant(request), 'admin', request.params.webhook_id),
   );
 
   r.post(

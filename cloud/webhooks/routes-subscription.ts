@@ -21,6 +21,9 @@ export const WEBHOOK_SUBSCRIBER_ROLES = [
   'super_admin',
 ] as const;
 
+/** A page's cursor is its number; no cursor is the first page. */
+const pageOf = (cursor: string | undefined) => (cursor === undefined ? 1 : Number(cursor));
+
 /** Spec document 1's subscription interface, under /v1/webhooks, in the general envelope. */
 export async function subscriptionWebhookRoutes(app: FastifyInstance, { webhooks }: { webhooks: Webhooks }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -37,12 +40,13 @@ export async function subscriptionWebhookRoutes(app: FastifyInstance, { webhooks
       schema: {
         ...doc,
         summary: 'Subscriptions',
-        querystring: schemas.PageQuerySchema,
+        querystring: schemas.CursorQuerySchema,
         response: { 200: PageEnvelope(schemas.SubscriptionSchema), ...errorResponses(400, 401, 403) },
       },
     },
     async (request) => {
-      const { page, limit } = request.query;
+      const { limit } = request.query;
+      const page = pageOf(request.query.cursor);
       const { rows, total } = await subscriptions.list(tenant(request), 'subscription', {
         limit,
         offset: (page - 1) * limit,
@@ -174,6 +178,25 @@ export async function subscriptionWebhookRoutes(app: FastifyInstance, { webhooks
       ),
   );
 
+  r.post(
+    '/:webhook_id/rotate-secret',
+    {
+      ...guard,
+      schema: {
+        ...doc,
+        summary:
+          'New secret; the old one keeps signing (a second v1 in the header) until old_secret_valid_until',
+        params,
+        response: { 200: Envelope(schemas.RotatedSchema), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) =>
+      envelope(
+        request.id,
+        await subscriptions.rotateSecret(tenant(request), 'subscription', request.params.webhook_id),
+      ),
+  );
+
   r.get(
     '/:webhook_id/deliveries',
     {
@@ -182,7 +205,7 @@ export async function subscriptionWebhookRoutes(app: FastifyInstance, { webhooks
         ...doc,
         summary: 'Deliveries, newest first',
         params,
-        querystring: schemas.PageQuerySchema,
+        querystring: schemas.CursorQuerySchema,
         response: {
           200: PageEnvelope(schemas.SubscriptionDeliverySchema),
           ...errorResponses(400, 401, 403, 404),
@@ -190,7 +213,8 @@ export async function subscriptionWebhookRoutes(app: FastifyInstance, { webhooks
       },
     },
     async (request) => {
-      const { page, limit } = request.query;
+      const { limit } = request.query;
+      const page = pageOf(request.query.cursor);
       const { rows, total } = await reports.deliveries(
         tenant(request),
         'subscription',

@@ -14,7 +14,9 @@ export const DeliveryIdParamsSchema = Type.Object({
   delivery_id: Type.String({ minLength: 1, maxLength: 64 }),
 });
 
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL of the receiver' });
+// No length bounds here: an empty or overlong URL is the spec's `invalid_url`, which the URL check
+// answers (at most 2048 characters), not a schema INVALID_REQUEST.
+const Url = Type.String({ description: 'http(s) URL of the receiver, at most 2048 characters' });
 const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   maxItems: 100,
   description: 'event names of this interface’s catalog, or `category.*`, or `*`',
@@ -379,6 +381,20 @@ export const PageQuerySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+/**
+ * The subscription interface pages as the general list envelope does: the `next_cursor` of a page
+ * comes back as `cursor` (here an opaque page number).
+ */
+export const CursorQuerySchema = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+    cursor: Type.Optional(
+      Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'next_cursor of the previous page' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const SubscriptionDeliverySchema = Type.Object({
   id: Type.String(),
   event_id: Type.String(),

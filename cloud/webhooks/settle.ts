@@ -42,6 +42,8 @@ function nextAttemptAt(facts: AttemptFacts): Date | undefined {
   const { result, subscription, finishedAt } = facts;
   const status = result.kind === 'response' ? result.status : undefined;
   if (result.kind === 'error' && FINAL_ERRORS.has(result.errorClass)) return undefined;
+  // A test is one attempt, answered to the person who asked; it is never sent again on its own.
+  if (facts.delivery.is_test === 1) return undefined;
   if (classifyAnswer(status) !== 'retry') return undefined;
   const delay = retryDelaySeconds(
     {

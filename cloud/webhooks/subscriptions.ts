@@ -195,8 +195,8 @@ export function createSubscriptions(deps: SubscriptionDeps) {
       });
     },
 
-    async rotateSecret(tenantId: string, id: string) {
-      const row = await get(tenantId, 'admin', id);
+    async rotateSecret(tenantId: string, iface: WebhookInterface, id: string) {
+      const row = await get(tenantId, iface, id);
       const now = clock.now();
       const validUntil = new Date(now.getTime() + deps.rotationGraceSeconds * 1000).toISOString();
       const secret = newSecret();

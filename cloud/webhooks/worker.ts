@@ -114,7 +114,17 @@ export function createDeliveryWorker(deps: WorkerDeps) {
       await recoverInterrupted(webhookId);
       while (!stopping && held.has(webhookId)) {
         const subscription = await subscriptions.byId(db, webhookId);
-        if (!subscription || subscription.deleted_at !== null || subscription.status !== 'active') break;
+        if (!subscription || subscription.deleted_at !== null || subscription.status !== 'active') {
+          // Disabled or deleted while attempts were on the wire: their retries are called off too.
+          if (subscription)
+            await deliveries.cancelPending(
+              db,
+              subscription.tenant_id,
+              webhookId,
+              'the endpoint is not active',
+            );
+          break;
+        }
         const batch = await deliveries.laneBatch(db, webhookId, clock.now().toISOString(), BATCH);
         if (batch.length === 0) break;
         await sendBatch(subscription, batch, pace);
