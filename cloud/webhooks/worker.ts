@@ -59,30 +59,53 @@ export function createDeliveryWorker(deps: WorkerDeps) {
   );
   const leaseUntil = () => new Date(clock.now().getTime() + options.leaseMs).toISOString();
 
-  /** One attempt of one delivery: marked, signed, sent, settled. */
-  async function attempt(subscription: WebhookSubscriptionRow, delivery: WebhookDeliveryRow) {
+  /**
+   * One request: marked, signed, sent, settled. With `batch_events` it carries several deliveries'
+   * envelopes (`{"batch_id", "events": [...]}`, signed as one body); each delivery still keeps its
+   * own attempt count, log line and retry schedule.
+   */
+  async function attemptMany(subscription: WebhookSubscriptionRow, group: WebhookDeliveryRow[]) {
     const startedAt = clock.now();
-    await marker.add({ id: delivery.id, at: startedAt.toISOString() });
-    const headers = deliveryHeaders(subscription, delivery, startedAt);
+    await Promise.all(group.map((delivery) => marker.add({ id: delivery.id, at: startedAt.toISOString() })));
+    const request =
+      group.length === 1
+        ? group[0]!
+        : {
+            id: group[0]!.id,
+            event_type: 'batch',
+            body: `{"batch_id":"${group[0]!.id}","events":[${group.map((delivery) => delivery.body).join(',')}]}`,
+          };
+    const headers = deliveryHeaders(subscription, request, startedAt);
     const result = await deps.outbound.send({
       url: subscription.url,
       headers,
-      body: delivery.body,
+      body: request.body,
       timeoutMs: subscription.timeout_seconds * 1000,
     });
-    const record = settleAttempt(
-      {
-        subscription,
-        delivery,
-        attempt: delivery.attempt + 1,
-        startedAt,
-        finishedAt: clock.now(),
-        requestHeaders: headers,
-        result,
-      },
-      deps.newId,
+    const finishedAt = clock.now();
+    const records = group.map((delivery) =>
+      settleAttempt(
+        {
+          subscription,
+          delivery,
+          attempt: delivery.attempt + 1,
+          startedAt,
+          finishedAt,
+          requestHeaders: headers,
+          result,
+        },
+        deps.newId,
+      ),
     );
-    return { record, committed: deps.recorder.record(record) };
+    return {
+      records,
+      committed: Promise.all(records.map((record) => deps.recorder.record(record))).then(() => undefined),
+    };
+  }
+
+  async function attempt(subscription: WebhookSubscriptionRow, delivery: WebhookDeliveryRow) {
+    const { records, committed } = await attemptMany(subscription, [delivery]);
+    return { record: records[0]!, committed };
   }
 
   async function recoverInterrupted(webhookId: string) {
@@ -96,11 +119,13 @@ export function createDeliveryWorker(deps: WorkerDeps) {
   async function sendBatch(subscription: WebhookSubscriptionRow, batch: WebhookDeliveryRow[], pace: Pace) {
     const committed: Promise<void>[] = [];
     const inFlight = new Set<Promise<unknown>>();
-    for (const delivery of batch) {
+    const perRequest = subscription.batch_events === 1 ? batch.length : 1;
+    for (let i = 0; i < batch.length; i += perRequest) {
       if (stopping || !held.has(subscription.id)) break;
       while (inFlight.size >= subscription.max_in_flight) await Promise.race(inFlight);
       await pace.wait(subscription.max_per_second);
-      const sending = attempt(subscription, delivery).then((done) => committed.push(done.committed));
+      const group = batch.slice(i, i + perRequest);
+      const sending = attemptMany(subscription, group).then((done) => committed.push(done.committed));
       inFlight.add(sending);
       void sending.finally(() => inFlight.delete(sending)).catch(() => undefined);
     }

@@ -259,6 +259,55 @@ describe.each(backends)('webhook delivery (%s)', (backend) => {
     expect(third).toMatchObject({ attempt: 3, status: 'failed', next_attempt_at: null });
   });
 
+  it('sends several events in one signed request when batch_events is on', async () => {
+    await setUp();
+    const webhook = await createAdminWebhook(context, {
+      url: receiver.url('/batched'),
+      events: ['order.*'],
+      settings: { batch_events: true },
+    });
+    const events = Array.from({ length: 5 }, () => storeEvent());
+    await appendEvents(context.cloud, events);
+    await drain();
+    expect(receiver.received).toHaveLength(1);
+    const request = receiver.received[0]!;
+    const body = JSON.parse(request.body);
+    expect(body.events.map((envelope: { id: string }) => envelope.id)).toEqual(events.map((e) => e.id));
+    const timestamp = request.headers['x-service-timestamp'] as string;
+    const expected = createHmac('sha256', webhook.secret)
+      .update(`${timestamp}.${request.body}`)
+      .digest('hex');
+    expect(request.headers['x-service-signature']).toBe(`sha256=${expected}`);
+    const rows = await deliveriesOf(webhook.id);
+    expect(rows.map((row) => [row.status, row.attempt])).toEqual(events.map(() => ['success', 1]));
+  });
+
+  it('fires a retry within 2 s of its scheduled time', async () => {
+    await setUp();
+    // The cloud's clock follows real time here: the worker's poll loop is what is measured.
+    const follow = setInterval(() => context.cloud.clock.set(new Date()), 5);
+    const worker = context.cloud.services.webhooks.worker;
+    try {
+      const webhook = await createAdminWebhook(context, { url: receiver.url('/later'), events: ['order.*'] });
+      await appendEvents(context.cloud, [storeEvent()]);
+      const [delivery] = await deliveriesOf(webhook.id);
+      const due = Date.now() + 1500;
+      await context.cloud.store.db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', attempt: 1, next_attempt_at: new Date(due).toISOString() })
+        .where('id', '=', delivery!.id)
+        .execute();
+      worker.start();
+      await expect.poll(() => receiver.received.length, { timeout: 5000, interval: 20 }).toBe(1);
+      const lateness = Date.now() - due;
+      expect(lateness).toBeGreaterThanOrEqual(-50);
+      expect(lateness).toBeLessThan(2000);
+    } finally {
+      clearInterval(follow);
+      await worker.stop(100);
+    }
+  });
+
   it('never sends a tenant’s events to another tenant’s subscriptions', async () => {
     await setUp();
     await createAdminWebhook(context, { url: receiver.url('/acme'), events: ['*'] });
