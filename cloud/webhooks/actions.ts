@@ -61,8 +61,8 @@ export function createActions(deps: ActionDeps) {
     delivery.is_test = 1;
     delivery.next_attempt_at = null;
     await deliveries.insert(db, [delivery]);
-    const { record, committed } = await deps.worker.attempt(subscription, delivery);
-    await committed;
+    const record = await deps.worker.sendNow(subscription, delivery);
+    if (!record) throw new Error('a test delivery could not be marked for sending');
     return {
       delivery_id: delivery.id,
       status: record.patch.status as string,

@@ -23,6 +23,12 @@ export interface OutboundRequest {
   headers: Record<string, string>;
   body: string;
   timeoutMs: number;
+  /**
+   * Requests naming the same pool share its connections; pools never share. One per subscription:
+   * many tenants' hooks on one shared host (a Zapier, a Slack) then cannot queue behind one
+   * another's hanging endpoint, as they would in a single per-origin pool.
+   */
+  pool?: string;
 }
 
 export type OutboundResult =
@@ -175,24 +181,53 @@ async function send(context: SendContext, request: OutboundRequest): Promise<Out
   }
 }
 
+/** Pools unused this long are closed; a busy subscription keeps its warm connections. */
+const POOL_IDLE_MS = 5 * 60_000;
+
 export function createOutbound(options: OutboundOptions): Outbound {
-  const agent = new Agent({
-    // Per-origin pools: a slow endpoint ties up only its own connections, never another origin's.
-    connections: options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
-    connect: {
-      lookup: createGuardedLookup(options.resolve ?? defaultResolve, options.allowPrivate),
-      timeout: CONNECT_TIMEOUT_MS,
-    },
-    // No redirect handling is configured, so a 3xx comes back as the final answer: following it
-    // would let a public endpoint bounce the request to a private one.
-  });
-  const context: SendContext = {
-    agent,
-    allowPrivate: options.allowPrivate,
-    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-  };
+  const newAgent = () =>
+    new Agent({
+      // Per-origin pools: a slow endpoint ties up only its own connections, never another origin's.
+      connections: options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
+      connect: {
+        lookup: createGuardedLookup(options.resolve ?? defaultResolve, options.allowPrivate),
+        timeout: CONNECT_TIMEOUT_MS,
+      },
+      // No redirect handling is configured, so a 3xx comes back as the final answer: following it
+      // would let a public endpoint bounce the request to a private one.
+    });
+  const shared = newAgent();
+  const pools = new Map<string, { agent: Agent; usedAt: number }>();
+  const sweep = setInterval(() => {
+    const cutoff = performance.now() - POOL_IDLE_MS;
+    for (const [key, pool] of pools) {
+      if (pool.usedAt >= cutoff) continue;
+      pools.delete(key);
+      void pool.agent.close();
+    }
+  }, POOL_IDLE_MS);
+  sweep.unref();
+
+  function agentFor(key: string | undefined) {
+    if (key === undefined) return shared;
+    let pool = pools.get(key);
+    if (!pool) {
+      pool = { agent: newAgent(), usedAt: 0 };
+      pools.set(key, pool);
+    }
+    pool.usedAt = performance.now();
+    return pool.agent;
+  }
+
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   return {
-    send: (request) => send(context, request),
-    close: () => agent.close(),
+    send: (request) =>
+      send({ agent: agentFor(request.pool), allowPrivate: options.allowPrivate, maxResponseBytes }, request),
+    /** Called after the worker's grace: what is still on the wire is cut (the next worker resends it). */
+    async close() {
+      clearInterval(sweep);
+      await Promise.all([shared.destroy(), ...[...pools.values()].map((pool) => pool.agent.destroy())]);
+      pools.clear();
+    },
   };
 }

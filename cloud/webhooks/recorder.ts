@@ -100,21 +100,29 @@ export function createRecorder(deps: RecorderDeps) {
     }
   }
 
-  async function write(records: AttemptRecord[]) {
+  async function write(records: AttemptRecord[]): Promise<undefined[]> {
     await deps.db.transaction().execute(async (trx) => {
+      // An outcome lands only on the attempt it belongs to; when another worker has moved the
+      // delivery on since (this one lost its lane), the line still goes in the log.
+      const logged: AttemptRecord[] = [];
+      for (const record of records) {
+        const settled = await deliveries.settle(trx, record.deliveryId, record.expected, record.patch);
+        if (record.succeeded !== null || Number(settled.numUpdatedRows) > 0) logged.push(record);
+      }
       await attempts.insert(
         trx,
-        records.map((record) => record.attempt),
+        logged.map((record) => record.attempt),
       );
-      for (const record of records) await deliveries.update(trx, record.deliveryId, record.patch);
       const health = healthOf(records);
       for (const [webhookId, entry] of health) await updateHealth(trx, webhookId, entry);
       const failing = [...health].filter(([, entry]) => entry.failingFrom !== undefined).map(([id]) => id);
       if (failing.length > 0) await disableIfFailingTooLong(trx, failing);
     });
+    return records.map(() => undefined);
   }
 
-  const batcher = createBatcher(write);
+  // Nothing waits on an outcome but the lane's next batch: it can gather a few milliseconds' worth.
+  const batcher = createBatcher<AttemptRecord, undefined>(write, { lingerMs: 4 });
   return { record: (record: AttemptRecord) => batcher.add(record) };
 }
 

@@ -9,6 +9,8 @@ export interface AttemptRecord {
   webhookId: string;
   deliveryId: string;
   patch: DeliveryPatch;
+  /** The delivery as the attempt left it: the outcome is written over that state only. */
+  expected: { attempt: number; inFlightSince: string };
   attempt: WebhookAttemptRow;
   /** Did the endpoint take it? Interrupted attempts say nothing about the endpoint (null). */
   succeeded: boolean | null;
@@ -20,6 +22,8 @@ export interface AttemptFacts {
   delivery: WebhookDeliveryRow;
   /** 1-based number of this attempt. */
   attempt: number;
+  /** The in-flight mark the attempt was sent under. */
+  markedAt: string;
   startedAt: Date;
   finishedAt: Date;
   requestHeaders: Record<string, string>;
@@ -73,6 +77,7 @@ export function settleAttempt(facts: AttemptFacts, newId: IdGenerator): AttemptR
     deliveryId: delivery.id,
     succeeded,
     at,
+    expected: { attempt: facts.attempt, inFlightSince: facts.markedAt },
     patch: {
       status: succeeded ? 'success' : 'failed',
       attempt: facts.attempt,
@@ -124,6 +129,7 @@ export function settleInterrupted(
     deliveryId: delivery.id,
     succeeded: null,
     at,
+    expected: { attempt: delivery.attempt, inFlightSince: delivery.in_flight_since! },
     patch: {
       in_flight_since: null,
       next_attempt_at: retry ? at : null,

@@ -1,4 +1,4 @@
-import type { Updateable } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { Db } from '../db/index.ts';
 import type { WebhookInterface } from './catalog.ts';
 import type {
@@ -92,30 +92,40 @@ export const deliveries = {
       .where('id', '=', id)
       .executeTakeFirst(),
 
-  /** Subscriptions with a delivery due: the lanes worth taking. */
+  /**
+   * Lanes with a delivery due and no live lease. The lanes with pending work are walked by a skip
+   * scan (one index probe per lane, whatever each lane's backlog), so a poll costs the same with
+   * a million rows queued behind one endpoint as with none, and a lane another worker holds is
+   * never in the way of the others.
+   */
   async dueLanes(db: Db, now: string, limit: number) {
-    const rows = await db
-      .selectFrom('webhook_deliveries')
-      .select('webhook_id')
-      .distinct()
-      .where('next_attempt_at', 'is not', null)
-      .where('next_attempt_at', '<=', now)
-      .limit(limit)
-      .execute();
-    return rows.map((row) => row.webhook_id);
+    const result = await sql<{ webhook_id: string }>`
+      with recursive lane(id) as (
+        select (select min(webhook_id) from webhook_deliveries where next_attempt_at is not null)
+        union all
+        select (
+          select min(d.webhook_id) from webhook_deliveries d
+          where d.next_attempt_at is not null and d.webhook_id > lane.id
+        )
+        from lane where lane.id is not null
+      )
+      select lane.id as webhook_id from lane
+      where lane.id is not null
+        and (
+          select min(d.next_attempt_at) from webhook_deliveries d
+          where d.webhook_id = lane.id and d.next_attempt_at is not null
+        ) <= ${now}
+        and not exists (
+          select 1 from webhook_lanes l where l.webhook_id = lane.id and l.lease_until > ${now}
+        )
+      limit ${limit}`.execute(db);
+    return result.rows.map((row) => row.webhook_id);
   },
 
-  /** When the next delivery falls due, for the worker's sleep. */
-  async nextDue(db: Db) {
-    const row = await db
-      .selectFrom('webhook_deliveries')
-      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
-      .where('next_attempt_at', 'is not', null)
-      .executeTakeFirst();
-    return (row?.at as string | null | undefined) ?? undefined;
-  },
-
-  /** A lane's due deliveries in event order. */
+  /**
+   * A lane's due deliveries in event order. Rows still marked in flight are attempts a worker
+   * started and never finished (it died, or lost the lane): the caller logs them.
+   */
   laneBatch: (db: Db, webhookId: string, now: string, limit: number) =>
     db
       .selectFrom('webhook_deliveries')
@@ -127,25 +137,42 @@ export const deliveries = {
       .limit(limit)
       .execute(),
 
-  /** Attempts a worker started and never finished: it died, or lost its lease, while sending. */
-  interrupted: (db: Db, webhookId: string) =>
-    db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('webhook_id', '=', webhookId)
-      .where('next_attempt_at', 'is not', null)
-      .where('in_flight_since', 'is not', null)
-      .execute(),
-
-  async markInFlight(db: Db, marks: Array<{ id: string; at: string }>) {
-    for (const mark of marks) {
-      await db
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({ in_flight_since: mark.at, attempt: eb('attempt', '+', 1) }))
-        .where('id', '=', mark.id)
-        .execute();
-    }
+  /**
+   * Marks attempts as on the wire, each only if it is still where its sender saw it (same attempt
+   * count, not in flight) and the sender still holds the lane: a worker that lost its lane can
+   * never send again what the new holder sends. Answers the ids marked.
+   */
+  async markInFlight(
+    db: Db,
+    owner: string | null,
+    at: string,
+    marks: ReadonlyArray<{ id: string; attempt: number }>,
+  ) {
+    if (marks.length === 0) return new Set<string>();
+    const pairs = sql.join(marks.map((mark) => sql`(${mark.id}, ${mark.attempt})`));
+    const held =
+      owner === null
+        ? sql``
+        : sql`and exists (
+            select 1 from webhook_lanes l
+            where l.webhook_id = webhook_deliveries.webhook_id and l.owner = ${owner} and l.lease_until > ${at}
+          )`;
+    const result = await sql<{ id: string }>`
+      update webhook_deliveries set in_flight_since = ${at}, attempt = attempt + 1
+      where (id, attempt) in (${pairs}) and in_flight_since is null ${held}
+      returning id`.execute(db);
+    return new Set(result.rows.map((row) => row.id));
   },
+
+  /** A finished attempt's outcome, written only over the attempt it belongs to. */
+  settle: (db: Db, id: string, expected: { attempt: number; inFlightSince: string }, patch: DeliveryPatch) =>
+    db
+      .updateTable('webhook_deliveries')
+      .set(patch)
+      .where('id', '=', id)
+      .where('attempt', '=', expected.attempt)
+      .where('in_flight_since', '=', expected.inFlightSince)
+      .executeTakeFirst(),
 
   update: (db: Db, id: string, patch: DeliveryPatch) =>
     db.updateTable('webhook_deliveries').set(patch).where('id', '=', id).execute(),
@@ -163,11 +190,37 @@ export const deliveries = {
 };
 
 export const attempts = {
+  /**
+   * The attempt log. An attempt's line is written once, except that a worker which saw the
+   * endpoint's answer replaces the `interrupted` line another worker wrote for it meanwhile.
+   */
   async insert(db: Db, rows: WebhookAttemptRow[]) {
     for (let i = 0; i < rows.length; i += 500) {
       await db
         .insertInto('webhook_attempts')
         .values(rows.slice(i, i + 500))
+        .onConflict((c) =>
+          c
+            .columns(['delivery_id', 'attempt'])
+            .doUpdateSet((eb) => ({
+              outcome: eb.ref('excluded.outcome'),
+              finished_at: eb.ref('excluded.finished_at'),
+              latency_ms: eb.ref('excluded.latency_ms'),
+              response_code: eb.ref('excluded.response_code'),
+              error_class: eb.ref('excluded.error_class'),
+              error: eb.ref('excluded.error'),
+              request_headers: eb.ref('excluded.request_headers'),
+              response_headers: eb.ref('excluded.response_headers'),
+              response_body: eb.ref('excluded.response_body'),
+              retry_at: eb.ref('excluded.retry_at'),
+            }))
+            .where((eb) =>
+              eb.and([
+                eb('webhook_attempts.outcome', '=', 'interrupted'),
+                eb('excluded.outcome', '!=', 'interrupted'),
+              ]),
+            ),
+        )
         .execute();
     }
   },
@@ -185,13 +238,16 @@ export const attempts = {
 
 export const lanes = {
   /**
-   * Takes a subscription's lane when it is free, expired or already ours: one conditional upsert,
-   * atomic on either database, so two workers can never both win it.
+   * Takes the lanes that are free, expired or already ours, in one conditional upsert (atomic on
+   * either database, so two workers never both win one). Answers each lane won with its last send.
    */
-  async acquire(db: Db, webhookId: string, owner: string, now: string, leaseUntil: string) {
+  async acquire(db: Db, webhookIds: readonly string[], owner: string, now: string, leaseUntil: string) {
+    if (webhookIds.length === 0) return new Map<string, string | null>();
     const taken = await db
       .insertInto('webhook_lanes')
-      .values({ webhook_id: webhookId, owner, lease_until: leaseUntil, last_sent_at: null })
+      .values(
+        webhookIds.map((id) => ({ webhook_id: id, owner, lease_until: leaseUntil, last_sent_at: null })),
+      )
       .onConflict((c) =>
         c
           .column('webhook_id')
@@ -200,9 +256,9 @@ export const lanes = {
             eb.or([eb('webhook_lanes.lease_until', '<=', now), eb('webhook_lanes.owner', '=', owner)]),
           ),
       )
-      .returning(['last_sent_at'])
-      .executeTakeFirst();
-    return taken ? { lastSentAt: taken.last_sent_at } : undefined;
+      .returning(['webhook_id', 'last_sent_at'])
+      .execute();
+    return new Map(taken.map((row) => [row.webhook_id, row.last_sent_at]));
   },
 
   /** Extends our leases; answers the lanes we still hold. */

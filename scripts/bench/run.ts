@@ -16,6 +16,8 @@ import { type AuthBenchOptions, runAuthBench, summarizeAuth } from './auth.ts';
 import type { Backend } from './sync/observe.ts';
 import { summarizeSync } from './sync/report.ts';
 import { runSyncBench, SYNC_BACKENDS } from './sync.ts';
+import { summarizeWebhooks } from './webhooks/report.ts';
+import { runWebhooksBench, WEBHOOK_BACKENDS } from './webhooks.ts';
 
 type BenchOptions = AuthBenchOptions & { quick?: boolean | undefined; backend?: Backend | undefined };
 
@@ -52,6 +54,15 @@ const BENCHMARKS: Record<string, Benchmark> = {
       const backends = options.backend ? [options.backend] : [...SYNC_BACKENDS];
       const report = await runSyncBench({ ...options, backends });
       return { report, summary: summarizeSync(report), ok: report.valid };
+    },
+  },
+  webhooks: {
+    description:
+      'outbound webhooks (SQLite and PostgreSQL): client ceiling, throughput, latency, isolation from failing endpoints',
+    async run(options) {
+      const backends = options.backend ? [options.backend] : [...WEBHOOK_BACKENDS];
+      const report = await runWebhooksBench({ ...options, backends });
+      return { report, summary: summarizeWebhooks(report), ok: report.valid };
     },
   },
 };

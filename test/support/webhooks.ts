@@ -17,12 +17,14 @@ export interface ReceivedRequest {
 export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
 
 /** A real HTTP endpoint on loopback that records every request it gets. */
-export async function createReceiver(answer: (request: ReceivedRequest) => Answer = () => ({ status: 200 })) {
+export async function createReceiver(
+  answer: (request: ReceivedRequest) => Answer | Promise<Answer> = () => ({ status: 200 }),
+) {
   const received: ReceivedRequest[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    req.on('end', async () => {
       const request = {
         path: req.url ?? '/',
         headers: req.headers,
@@ -30,7 +32,7 @@ export async function createReceiver(answer: (request: ReceivedRequest) => Answe
         at: performance.now(),
       };
       received.push(request);
-      const reply = answer(request);
+      const reply = await answer(request);
       if (reply === 'hang') return;
       res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
       res.end(reply.body ?? 'ok');

@@ -65,10 +65,11 @@ export async function up(db: Kysely<unknown>) {
     .addColumn('last_latency_ms', 'real')
     .execute();
   // The work queue: only rows with something still to send are in these two, so they stay small.
+  // A lane's due time and its lanes (skip-scanned by webhook_id), and its rows in event order.
   await db.schema
     .createIndex('webhook_deliveries_due')
     .on('webhook_deliveries')
-    .columns(['next_attempt_at', 'webhook_id'])
+    .columns(['webhook_id', 'next_attempt_at'])
     .where(sql.ref('next_attempt_at'), 'is not', null)
     .execute();
   await db.schema
@@ -108,10 +109,13 @@ export async function up(db: Kysely<unknown>) {
     .on('webhook_attempts')
     .columns(['tenant_id', 'webhook_id', 'started_at'])
     .execute();
+  // One line per attempt: a worker that lost its lane and the one that took it over can both
+  // report attempt n, and the one that saw the answer wins over the one that guessed.
   await db.schema
     .createIndex('webhook_attempts_delivery')
     .on('webhook_attempts')
     .columns(['delivery_id', 'attempt'])
+    .unique()
     .execute();
 
   await db.schema

@@ -1,6 +1,11 @@
 import { createHmac } from 'node:crypto';
+import pino from 'pino';
 import Stripe from 'stripe';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createOutbound } from '../../../cloud/webhooks/outbound.ts';
+import { createRecorder } from '../../../cloud/webhooks/recorder.ts';
+import { deliveries } from '../../../cloud/webhooks/store.ts';
+import { createDeliveryWorker } from '../../../cloud/webhooks/worker.ts';
 import { newId } from '../../../shared/ids.ts';
 import { createHlc } from '../../../shared/sync/hlc.ts';
 import { bearer, loginTokens } from '../../support/cloud.ts';
@@ -25,7 +30,7 @@ const HOUR = 60 * MINUTE;
 describe.each(backends)('webhook delivery (%s)', (backend) => {
   let context: WebhookTestContext;
   let receiver: Receiver;
-  let answer: (request: ReceivedRequest) => Answer = () => ({ status: 200 });
+  let answer: (request: ReceivedRequest) => Answer | Promise<Answer> = () => ({ status: 200 });
 
   const setUp = async (webhooks: Parameters<typeof createWebhookCloud>[1] = {}) => {
     answer = () => ({ status: 200 });
@@ -370,19 +375,74 @@ describe.each(backends)('webhook delivery (%s)', (backend) => {
     ]);
   });
 
+  it('lets a worker that lost its lane neither send again nor overwrite the new holder, and logs what it saw', async () => {
+    await setUp();
+    const log = pino({ level: 'silent' });
+    const { db } = context.cloud.store;
+    const { clock } = context.cloud;
+    const outbound = createOutbound({ allowPrivate: true });
+    const recorder = createRecorder({ db, clock, newId, log, disableAfterMs: 72 * HOUR });
+    const other = createDeliveryWorker({
+      db,
+      clock,
+      newId,
+      outbound,
+      recorder,
+      log,
+      options: { maxLanes: 8, pollMs: 50, leaseMs: 6000 },
+    });
+    let release = () => {};
+    const held = new Promise<Answer>((resolve) => {
+      release = () => resolve({ status: 200 });
+    });
+    answer = () => (receiver.received.length === 1 ? held : { status: 200 });
+    const webhook = await createAdminWebhook(context, { url: receiver.url('/x'), events: ['order.*'] });
+    await appendEvents(context.cloud, [storeEvent()]);
+    const [first] = await deliveriesOf(webhook.id);
+
+    // Worker A sends and stalls; its lease runs out in the store and worker B takes the lane.
+    const stalled = context.cloud.services.webhooks.worker.drain();
+    await expect.poll(() => receiver.received.length).toBe(1);
+    clock.advance(7000);
+    await other.drain();
+    expect(receiver.received).toHaveLength(2);
+
+    // A wakes up: its answer goes in the log, over B's guess, and leaves B's outcome alone.
+    await appendEvents(context.cloud, [storeEvent()]);
+    const [, second] = await deliveriesOf(webhook.id);
+    // A worker not holding the lane cannot put anything of it on the wire.
+    const now = clock.now().toISOString();
+    expect(await deliveries.markInFlight(db, 'worker-without-the-lane', now, [second!])).toEqual(new Set());
+    release();
+    await stalled;
+    const log1 = await attemptsOf(first!.id);
+    expect(log1.map((row) => [row.attempt, row.outcome])).toEqual([
+      [1, 'success'],
+      [2, 'success'],
+    ]);
+    await other.drain();
+    const [d1, d2] = await deliveriesOf(webhook.id);
+    expect(d1).toMatchObject({ status: 'success', attempt: 2, in_flight_since: null });
+    expect(d2).toMatchObject({ status: 'success', attempt: 1 });
+    expect(receiver.received.map((r) => r.headers['x-service-delivery'])).toEqual([d1!.id, d1!.id, d2!.id]);
+    await outbound.close();
+  });
+
   it('keeps an endpoint’s rate limit and never lets a hanging endpoint hold up another', async () => {
     await setUp();
-    answer = (request) => (request.path === '/hang' ? 'hang' : { status: 200 });
+    answer = (request) => (request.path.startsWith('/hang') ? 'hang' : { status: 200 });
     await createAdminWebhook(context, {
       url: receiver.url('/paced'),
       events: ['order.created'],
       settings: { max_per_second: 100 },
     });
-    await createAdminWebhook(context, {
-      url: receiver.url('/hang'),
-      events: ['order.created'],
-      settings: { timeout_seconds: 2 },
-    });
+    // Twelve hanging endpoints on the one host the healthy one shares (more than a host's pool).
+    for (let i = 0; i < 12; i += 1)
+      await createAdminWebhook(context, {
+        url: receiver.url(`/hang${i}`),
+        events: ['order.created'],
+        settings: { timeout_seconds: 2 },
+      });
     await createAdminWebhook(context, { url: receiver.url('/fast'), events: ['order.created'] });
     const worker = context.cloud.services.webhooks.worker;
     worker.start();
@@ -391,8 +451,8 @@ describe.each(backends)('webhook delivery (%s)', (backend) => {
     await appendEvents(context.cloud, events);
     const arrivals = (path: string) => receiver.received.filter((r) => r.path === path).map((r) => r.at);
     await expect.poll(() => arrivals('/fast').length, { timeout: 5000 }).toBe(250);
-    // The healthy endpoint is done while the hanging one still holds its first request.
-    expect(arrivals('/hang')).toHaveLength(1);
+    // The healthy endpoint is done while the hanging ones still hold their first requests.
+    expect(receiver.received.filter((r) => r.path.startsWith('/hang'))).toHaveLength(12);
     expect(arrivals('/fast').at(-1)! - started).toBeLessThan(3000);
     await expect.poll(() => arrivals('/paced').length, { timeout: 8000 }).toBe(250);
     const paced = arrivals('/paced');
