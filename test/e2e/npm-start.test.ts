@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createReceiver, type Receiver } from '../support/webhooks.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -20,9 +22,11 @@ describe('npm start', () => {
   let dataDir = '';
   let child: ChildProcess | undefined;
   // A failed assertion must not leave the whole system running after the test.
-  afterEach(() => {
+  const receivers: Receiver[] = [];
+  afterEach(async () => {
     if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
+    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
   });
 
   it('runs the cloud and the demo store with working demo logins, and stops cleanly', async () => {
@@ -50,6 +54,16 @@ describe('npm start', () => {
       password: 'demo-admin-password',
     });
     expect(admin.json.status).toMatchObject({ type: 'success' });
+    // An integrator subscribes to the store's orders: they reach its receiver, signed.
+    const adminAccess = (admin.json.status as { access_token: string }).access_token;
+    const receiver = await createReceiver();
+    receivers.push(receiver);
+    const webhook = await post(
+      `${urls.cloud}/api/v1/webhooks`,
+      { url: receiver.url('/orders'), events: ['order.created'] },
+      adminAccess,
+    );
+    expect(webhook.status, JSON.stringify(webhook.json)).toBe(201);
     const staff = await post(`${urls.store}/v1/auth/login/pin`, { identifier: 'staff', pin: '123456' });
     const token = (staff.json.status as { access_token: string }).access_token;
     const menu = (await (
@@ -93,7 +107,13 @@ describe('npm start', () => {
       queue_depth: 0,
     });
     expect(cloudStatus.data.changes_24h).toBeGreaterThan(0);
-    expect(orderId).toBeTruthy();
+    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(1);
+    const delivered = receiver.received[0]!;
+    expect(JSON.parse(delivered.body)).toMatchObject({ event: 'order.created', data: { order_id: orderId } });
+    const signed = createHmac('sha256', webhook.json.secret as string)
+      .update(`${delivered.headers['x-service-timestamp']}.${delivered.body}`)
+      .digest('hex');
+    expect(delivered.headers['x-service-signature']).toBe(`sha256=${signed}`);
 
     system.kill('SIGTERM');
     const code = await new Promise((resolve) => system.once('exit', resolve));
