@@ -11,6 +11,7 @@ import * as kitchen from './0009-kitchen.ts';
 import * as sync from './0010-sync.ts';
 import * as locationUpsert from './0011-location-upsert.ts';
 import * as cloudNames from './0012-cloud-names.ts';
+import * as fleetCommands from './0013-fleet-commands.ts';
 
 export interface ApplianceMigration {
   version: number;
@@ -38,4 +39,5 @@ export const migrations: ApplianceMigration[] = [
   sync.migration,
   locationUpsert.migration,
   cloudNames.migration,
+  fleetCommands.migration,
 ];

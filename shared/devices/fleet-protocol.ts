@@ -1,0 +1,76 @@
+import { FormatRegistry, type Static, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+// TypeBox checks only formats it was told about; the fleet link's timestamps are RFC 3339.
+if (!FormatRegistry.Has('date-time'))
+  FormatRegistry.Set(
+    'date-time',
+    (value) =>
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
+      !Number.isNaN(Date.parse(value)),
+  );
+
+/**
+ * What the cloud and an appliance say to each other on the fleet link (topics in
+ * shared/mqtt/topics.ts). Every command has an id (the appliance acts on an id once, however often
+ * it arrives), a deadline after which it is not acted on, and is answered by acknowledgements
+ * whose state moves forward only: received → succeeded | failed, or rejected/expired at once.
+ */
+export const COMMAND_KINDS = ['sync_now', 'restart', 'settings', 'update', 'cancel_update'] as const;
+export type CommandKind = (typeof COMMAND_KINDS)[number];
+
+export const FleetCommandSchema = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+  kind: Type.Union(COMMAND_KINDS.map((kind) => Type.Literal(kind))),
+  /** A store device behind the appliance (restart through it); absent means the appliance itself. */
+  device_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  payload: Type.Record(Type.String(), Type.Unknown()),
+  issued_at: Type.String({ format: 'date-time' }),
+  expires_at: Type.String({ format: 'date-time' }),
+});
+export type FleetCommand = Static<typeof FleetCommandSchema>;
+
+export const ACK_STATES = ['received', 'progress', 'succeeded', 'failed', 'rejected', 'expired'] as const;
+export type AckState = (typeof ACK_STATES)[number];
+
+export const FleetAckSchema = Type.Object({
+  command_id: Type.String({ minLength: 1, maxLength: 64 }),
+  state: Type.Union(ACK_STATES.map((state) => Type.Literal(state))),
+  at: Type.String({ format: 'date-time' }),
+  /** Progress of long work (an update's download), 0 to 1. */
+  progress: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  result: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  reason: Type.Optional(Type.String({ maxLength: 500 })),
+});
+export type FleetAck = Static<typeof FleetAckSchema>;
+
+/** An appliance's own status, retained by the broker; `online: false` is its will message. */
+export const FleetStatusSchema = Type.Object({
+  online: Type.Boolean(),
+  at: Type.String({ format: 'date-time' }),
+  version: Type.Optional(Type.String({ maxLength: 64 })),
+});
+export type FleetStatus = Static<typeof FleetStatusSchema>;
+
+/** States after which nothing more happens to a command. */
+export const FINAL_ACK_STATES: ReadonlySet<AckState> = new Set([
+  'succeeded',
+  'failed',
+  'rejected',
+  'expired',
+]);
+
+/** A message off the wire, checked against its schema: JSON that does not fit is undefined. */
+function read<T>(schema: Parameters<typeof Value.Check>[0], payload: Buffer | string): T | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload.toString());
+  } catch {
+    return undefined;
+  }
+  return Value.Check(schema, value) ? (value as T) : undefined;
+}
+
+export const readCommand = (payload: Buffer | string) => read<FleetCommand>(FleetCommandSchema, payload);
+export const readAck = (payload: Buffer | string) => read<FleetAck>(FleetAckSchema, payload);
+export const readStatus = (payload: Buffer | string) => read<FleetStatus>(FleetStatusSchema, payload);
