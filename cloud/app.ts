@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { conventionsPlugin } from '../shared/http/conventions.ts';
 import { serverOptions } from '../shared/http/server-options.ts';
 import type { CloudConfig } from './config.ts';
+import { iotRoutes, mdmRoutes } from './devices/index.ts';
 import { authPlugin } from './gateway/auth.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter, TIER_LIMITS } from './gateway/rate-limit.ts';
 import { rateLimitPlugin } from './gateway/rate-limit-plugin.ts';
@@ -92,5 +93,7 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
   };
   await app.register(webhookSubscriptionPlugin, { prefix: '/v1/webhooks', ...webhookOptions });
   await app.register(webhookAdminPlugin, { prefix: '/api/v1/webhooks', ...webhookOptions });
+  await app.register(mdmRoutes, { prefix: '/v1/mdm', devices: services.devices, audit: services.audit });
+  await app.register(iotRoutes, { prefix: '/v1/iot', devices: services.devices });
   return app;
 }

@@ -1,4 +1,5 @@
 import { isPostgresUrl } from './db/index.ts';
+import { DEFAULT_DEVICE_OPTIONS, type DeviceOptions } from './devices/index.ts';
 import { TIERS, type Tier } from './tenancy/tables.ts';
 import { DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from './webhooks/service.ts';
 
@@ -23,6 +24,7 @@ export interface CloudConfig {
   hashing: { memoryCost: number; timeCost: number };
   sync: { feedRetentionDays: number; maxConcurrentPushes: number };
   webhooks: WebhookOptions & { runWorker: boolean };
+  devices: DeviceOptions;
 }
 
 export class ConfigError extends Error {
@@ -55,6 +57,7 @@ export const CLOUD_VARIABLES = [
   'WEBHOOK_SECRET_GRACE_HOURS',
   'WEBHOOK_MAX_LANES',
   'WEBHOOK_OPERATIONS_PER_MINUTE',
+  'CLOUD_DEVICE_CERT_DAYS',
 ] as const;
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number) {
@@ -160,5 +163,9 @@ export function loadCloudConfig(env: Env): CloudConfig {
       maxConcurrentPushes: integer(env, 'CLOUD_SYNC_MAX_CONCURRENT_PUSHES', 8, 1, 256),
     },
     webhooks: webhookOptions(env),
+    devices: {
+      // 825 days is the longest any TLS client still accepts for a leaf certificate.
+      certificateDays: integer(env, 'CLOUD_DEVICE_CERT_DAYS', DEFAULT_DEVICE_OPTIONS.certificateDays, 1, 825),
+    },
   };
 }

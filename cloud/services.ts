@@ -4,6 +4,7 @@ import type { IdGenerator } from '../shared/ids.ts';
 import { createAuditLog } from './audit/index.ts';
 import type { CloudConfig } from './config.ts';
 import type { Store } from './db/index.ts';
+import { createDeviceService } from './devices/index.ts';
 import { createEventLog } from './events/index.ts';
 import { locationEvents } from './flows/location-events.ts';
 import { createIdentity } from './identity/index.ts';
@@ -60,16 +61,27 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     keyRotationSeconds: config.keyRotationSeconds,
     throttle: deps.throttle,
   });
+  const log = deps.log ?? pino({ level: config.logLevel });
   const webhooks = createWebhooks({
     store,
     events,
     clock,
     newId,
-    log: deps.log ?? pino({ level: config.logLevel }),
+    log,
     options: config.webhooks,
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
   });
-  return { audit, tenancy, identity, events, sync, webhooks };
+  const devices = createDeviceService({
+    store,
+    clock,
+    newId,
+    log,
+    audit,
+    options: config.devices,
+    locationExists: async (tenantId, locationId) =>
+      (await tenancy.getLocation(tenantId, locationId).catch(() => undefined)) !== undefined,
+  });
+  return { audit, tenancy, identity, events, sync, webhooks, devices };
 }
 
 export type CloudServices = ReturnType<typeof createCloudServices>;

@@ -1,4 +1,5 @@
 import type { AuditTables } from '../audit/store.ts';
+import type { DeviceTables } from '../devices/tables.ts';
 import type { EventTables } from '../events/index.ts';
 import type { IdentityTables } from '../identity/tables.ts';
 import type { SyncTables } from '../sync/tables.ts';
@@ -11,4 +12,5 @@ export type Database = TenancyTables &
   AuditTables &
   EventTables &
   SyncTables &
-  WebhookTables;
+  WebhookTables &
+  DeviceTables;

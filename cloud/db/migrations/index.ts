@@ -4,6 +4,7 @@ import * as identity from './0002-identity.ts';
 import * as sync from './0003-sync.ts';
 import * as syncKeyProbes from './0004-sync-key-probes.ts';
 import * as webhooks from './0005-webhooks.ts';
+import * as devices from './0006-devices.ts';
 
 /** Applied in name order; never edit one that has shipped, add the next. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003-sync': sync,
   '0004-sync-key-probes': syncKeyProbes,
   '0005-webhooks': webhooks,
+  '0006-devices': devices,
 };

@@ -1,0 +1,151 @@
+/**
+ * Commands to devices (restart, update, settings, sync now): queued here, carried by the fleet link,
+ * acknowledged by the device. Every command has an id and an expiry, and its state is visible.
+ */
+import type { DeviceContext } from './context.ts';
+import { nowIso, requireDevice } from './context.ts';
+import { deviceNotEnrolled, deviceRevoked, noUpdate, updateNotCancellable } from './errors.ts';
+import * as queries from './store-commands.ts';
+import type { CommandKind, CommandState, DeviceCommandRow } from './tables.ts';
+import { type Command, toCommand } from './views.ts';
+
+/** How long a command may wait for its device: a restart hours late is a surprise, an update is not. */
+export const COMMAND_TTL_SECONDS: Record<CommandKind, number> = {
+  restart: 3600,
+  sync_now: 900,
+  settings: 86_400,
+  update: 7 * 86_400,
+};
+
+const WAITING: readonly CommandState[] = ['queued', 'sent'];
+
+/** The states each state may move to; the ends (succeeded, failed, expired, cancelled) move no more. */
+const NEXT: Partial<Record<CommandState, readonly CommandState[]>> = {
+  queued: ['sent', 'acknowledged', 'succeeded', 'failed', 'cancelled', 'expired'],
+  sent: ['acknowledged', 'succeeded', 'failed', 'cancelled', 'expired'],
+  acknowledged: ['succeeded', 'failed'],
+};
+
+export interface NewCommand {
+  kind: CommandKind;
+  payload?: Record<string, unknown>;
+  ttlSeconds?: number;
+}
+
+export function createCommands(context: DeviceContext) {
+  const db = context.store.db;
+
+  /** Commands, newest first; those whose time ran out while waiting are `expired` first. */
+  async function commandsFor(tenantId: string, filter: queries.CommandFilter): Promise<Command[]> {
+    await queries.expireCommands(db, tenantId, nowIso(context), filter.deviceId);
+    return (await queries.commands(db, tenantId, filter)).map(toCommand);
+  }
+
+  /**
+   * Queues a command for a device of the tenant. A new update replaces an update still waiting:
+   * a device applies one version at a time, the latest asked for.
+   */
+  async function queueCommand(tenantId: string, deviceId: string, input: NewCommand): Promise<Command> {
+    const device = await requireDevice(context, tenantId, deviceId);
+    if (device.state === 'revoked') throw deviceRevoked();
+    const now = context.clock.now();
+    const at = now.toISOString();
+    const ttl = input.ttlSeconds ?? COMMAND_TTL_SECONDS[input.kind];
+    const row: DeviceCommandRow = {
+      id: context.newId(),
+      tenant_id: tenantId,
+      device_id: deviceId,
+      kind: input.kind,
+      payload: JSON.stringify(input.payload ?? {}),
+      state: 'queued',
+      expires_at: new Date(now.getTime() + ttl * 1000).toISOString(),
+      created_at: at,
+      updated_at: at,
+      acked_at: null,
+      result: null,
+    };
+    await db.transaction().execute(async (trx) => {
+      if (input.kind === 'update') {
+        const waiting = await queries.commands(trx, tenantId, {
+          deviceId,
+          kind: 'update',
+          states: WAITING,
+          limit: 100,
+        });
+        for (const earlier of waiting)
+          await queries.transitionCommand(trx, tenantId, earlier.id, WAITING, {
+            state: 'cancelled',
+            updated_at: at,
+          });
+      }
+      await queries.insertCommand(trx, row);
+    });
+    return toCommand(row);
+  }
+
+  /**
+   * The fleet link's report of a command's progress; undefined when the command is unknown or the
+   * move is not allowed from its current state (a late acknowledgement of a cancelled command).
+   */
+  async function updateCommand(
+    tenantId: string,
+    commandId: string,
+    change: { state: CommandState; result?: Record<string, unknown> | undefined },
+  ): Promise<Command | undefined> {
+    const current = await queries.command(db, tenantId, commandId);
+    if (!current || !(NEXT[current.state] ?? []).includes(change.state)) return undefined;
+    const at = nowIso(context);
+    const patch = {
+      state: change.state,
+      updated_at: at,
+      ...(change.state !== 'sent' &&
+      change.state !== 'cancelled' &&
+      change.state !== 'expired' &&
+      !current.acked_at
+        ? { acked_at: at }
+        : {}),
+      ...(change.result !== undefined ? { result: JSON.stringify(change.result) } : {}),
+    };
+    if (!(await queries.transitionCommand(db, tenantId, commandId, [current.state], patch))) return undefined;
+    return toCommand((await queries.command(db, tenantId, commandId))!);
+  }
+
+  async function latestUpdate(tenantId: string, deviceId: string) {
+    await requireDevice(context, tenantId, deviceId);
+    const [latest] = await commandsFor(tenantId, { deviceId, kind: 'update', limit: 1 });
+    if (!latest) throw noUpdate();
+    return latest;
+  }
+
+  return {
+    queueCommand,
+    commandsFor,
+    updateCommand,
+
+    /** Queues a restart, or returns the one still waiting: pressing twice restarts once. */
+    async restart(tenantId: string, deviceId: string) {
+      const device = await requireDevice(context, tenantId, deviceId);
+      if (device.state === 'revoked') throw deviceRevoked();
+      if (device.state === 'pending_activation') throw deviceNotEnrolled();
+      const [waiting] = await commandsFor(tenantId, { deviceId, kind: 'restart', states: WAITING, limit: 1 });
+      return waiting ?? queueCommand(tenantId, deviceId, { kind: 'restart' });
+    },
+
+    /** The latest update asked of the device, with its version and what the device reported. */
+    async updateStatus(tenantId: string, deviceId: string) {
+      const latest = await latestUpdate(tenantId, deviceId);
+      const version = latest.payload.version;
+      return { ...latest, version: typeof version === 'string' ? version : null };
+    },
+
+    /** Cancels the latest update while it is still waiting; one already taken up is the device's now. */
+    async cancelUpdate(tenantId: string, deviceId: string) {
+      const latest = await latestUpdate(tenantId, deviceId);
+      if (!WAITING.includes(latest.state)) throw updateNotCancellable(latest.state);
+      const cancelled = await updateCommand(tenantId, latest.command_id, { state: 'cancelled' });
+      if (!cancelled) throw updateNotCancellable((await latestUpdate(tenantId, deviceId)).state);
+      const version = cancelled.payload.version;
+      return { ...cancelled, version: typeof version === 'string' ? version : null };
+    },
+  };
+}
