@@ -1,3 +1,4 @@
+import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createSecretHasher, type SecretHasher } from '../cloud/identity/secrets.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -15,6 +16,7 @@ import type { ApplianceConfig } from './config.ts';
 import { createChangeLog } from './db/change-log.ts';
 import { createGroupCommit } from './db/group-commit.ts';
 import type { ApplianceDatabase } from './db/index.ts';
+import { type ApplianceBroker, mqttWebSocketRoutes } from './devices/index.ts';
 import { completeOrder } from './flows/complete-order.ts';
 import { sendOrder } from './flows/send-order.ts';
 import { createInventoryService } from './inventory/index.ts';
@@ -39,6 +41,8 @@ export interface ApplianceDeps {
   newId: IdGenerator;
   /** PIN hashing; tests pass a cheap one. */
   hasher?: SecretHasher | undefined;
+  /** The store's MQTT broker; with it the API also serves MQTT over WebSocket at /mqtt. */
+  broker?: ApplianceBroker | undefined;
 }
 
 /** The appliance's services over one store; the API, tests and seeds all reach them through here. */
@@ -120,6 +124,11 @@ export async function buildApplianceApp(
   await app.register(paymentRoutes, { prefix: '/v1/commerce', ...services });
   await app.register(inventoryRoutes, { prefix: '/v1/commerce', ...services });
   await app.register(timeClockRoutes, { prefix: '/v1/commerce', ...services });
+  if (deps.broker) {
+    // At the root, before the kitchen feed: one WebSocket server answers every upgrade.
+    await app.register(websocket);
+    await app.register(mqttWebSocketRoutes, { broker: deps.broker });
+  }
   await app.register(kitchenRoutes, { prefix: '/v1/commerce', db: deps.db, kitchen: services.kitchen });
 
   const worker = createApplianceSync(

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import cron from 'node-cron';
 import { DEFAULT_BATCH_SIZE, MAX_PUSH_CHANGES } from '../shared/sync/protocol.ts';
 
@@ -14,6 +15,8 @@ export interface ApplianceConfig {
   storeName: string;
   cloudUrl: string | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** The store's MQTT broker for devices; MQTT over WebSocket is always on at the API's /mqtt. */
+  mqtt: MqttSettings;
   /** Sync runs when both the cloud's URL and this appliance's credential are set. */
   sync: {
     credential: string | undefined;
@@ -21,6 +24,15 @@ export interface ApplianceConfig {
     maxInFlight: number;
     schedule: string;
   };
+}
+
+export interface MqttSettings {
+  prefix: string;
+  /** Plain TCP without identity or ACL, for development: off unless APPLIANCE_MQTT_PORT is set. */
+  tcpPort: number | undefined;
+  tlsPort: number;
+  /** Files of the broker's key and certificate and of the device CA; the TLS listener is off without them. */
+  tls: { keyFile: string; certFile: string; caFile: string; crlFile: string | undefined } | undefined;
 }
 
 export class ApplianceConfigError extends Error {
@@ -81,6 +93,41 @@ function syncSettings(env: Env): ApplianceConfig['sync'] {
   };
 }
 
+const TLS_FILES = ['APPLIANCE_MQTT_TLS_KEY', 'APPLIANCE_MQTT_TLS_CERT', 'APPLIANCE_MQTT_TLS_CA'] as const;
+
+function existingFile(env: Env, name: string) {
+  const path = present(env, name);
+  if (path !== undefined && !existsSync(path))
+    throw new ApplianceConfigError(`${name}: no such file "${path}"`);
+  return path;
+}
+
+function mqttSettings(env: Env): MqttSettings {
+  const prefix = present(env, 'APPLIANCE_MQTT_PREFIX') ?? 'edge';
+  if (!/^[^/+#$\s]{1,64}$/.test(prefix))
+    throw new ApplianceConfigError(
+      `APPLIANCE_MQTT_PREFIX must be one topic level without / + # $, got "${prefix}"`,
+    );
+  const [keyFile, certFile, caFile] = TLS_FILES.map((name) => existingFile(env, name));
+  const given = TLS_FILES.filter((name) => present(env, name) !== undefined);
+  if (given.length > 0 && given.length < TLS_FILES.length)
+    throw new ApplianceConfigError(
+      `${TLS_FILES.join(', ')} go together; set ${given.join(', ')} without the others`,
+    );
+  return {
+    prefix,
+    tcpPort:
+      present(env, 'APPLIANCE_MQTT_PORT') === undefined
+        ? undefined
+        : wholeNumber(env, 'APPLIANCE_MQTT_PORT', 0, 0, 65535),
+    tlsPort: wholeNumber(env, 'APPLIANCE_MQTT_TLS_PORT', 8883, 0, 65535),
+    tls:
+      keyFile && certFile && caFile
+        ? { keyFile, certFile, caFile, crlFile: existingFile(env, 'APPLIANCE_MQTT_TLS_CRL') }
+        : undefined,
+  };
+}
+
 /** Reads and checks the appliance's environment; a bad value stops start-up naming the variable. */
 export function loadApplianceConfig(env: Env): ApplianceConfig {
   const rawPort = present(env, 'APPLIANCE_PORT') ?? '8090';
@@ -107,6 +154,7 @@ export function loadApplianceConfig(env: Env): ApplianceConfig {
     storeName: present(env, 'APPLIANCE_STORE_NAME') ?? 'Store',
     cloudUrl,
     logLevel: logLevel as ApplianceConfig['logLevel'],
+    mqtt: mqttSettings(env),
     sync: syncSettings(env),
   };
 }

@@ -1,0 +1,181 @@
+/**
+ * The store's MQTT broker (Aedes) for kitchen screens, printers, sensors and cameras: TLS with
+ * client certificates of the device CA, plain TCP for development, MQTT over WebSocket through the
+ * local API for browser screens; per-identity ACL on the topics of shared/mqtt/topics.ts; sessions
+ * and QoS 1/2 messages on disk; slow clients cut before they can stall the others.
+ */
+import type { EventEmitter } from 'node:events';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
+import { Aedes, type Client } from 'aedes';
+import type { Logger } from 'pino';
+import { createWebSocketStream, type WebSocket } from 'ws';
+import { DEFAULT_TOPIC_PREFIX, type DeviceType } from '../../../shared/mqtt/topics.ts';
+import type { BrokerPrincipal } from './acl.ts';
+import { guardDelivery } from './delivery.ts';
+import { createBrokerHooks, type Session, type Transport } from './hooks.ts';
+import { identityFromCertificate } from './identity.ts';
+import { type Listener, listenTcp, listenTls } from './listeners.ts';
+import { createSqlitePersistence } from './persistence.ts';
+
+export { canPublish, canRead, canSubscribe, filterCovers, staffReadFilters } from './acl.ts';
+export { deviceUrn, identityFromCertificate, normalizeSerial, staffUrn } from './identity.ts';
+export type { BrokerPrincipal, DeviceType };
+
+export interface BrokerOptions {
+  locationId: string;
+  topicPrefix?: string;
+  /** Persistent sessions, QoS 1/2 messages and retained messages live here (mqtt.sqlite). */
+  dataDir: string;
+  /** Plain TCP: development only, no client certificates, no ACL. */
+  tcp?: { port: number; host: string } | undefined;
+  /** Client certificates required (requestCert + rejectUnauthorized), issued by `ca`. */
+  tls?:
+    | {
+        port: number;
+        host: string;
+        key: string | Buffer;
+        cert: string | Buffer;
+        ca: string | Buffer;
+        crl?: string | Buffer;
+      }
+    | undefined;
+  /** Checks a bearer token for MQTT over WebSocket; answers who it is, or undefined. */
+  verifyToken?: (token: string) => Promise<BrokerPrincipal | undefined>;
+  /** Certificate serials (hex, lower-case, no leading zeros) refused at connect even if the chain is valid. */
+  isRevoked?: (serialHex: string) => boolean;
+  log: Logger;
+  /** Packets a client may have waiting past its socket's high-water mark before it is cut. */
+  maxQueuedPerClient?: number;
+  /** A client whose socket does not drain for this long is cut. */
+  drainTimeoutMs?: number;
+}
+
+export interface ApplianceBroker {
+  aedes: Aedes;
+  /** Actual ports (an option of 0 picks a free one); undefined when that listener is off. */
+  tcpPort: number | undefined;
+  tlsPort: number | undefined;
+  /** Upgrades a WebSocket (from the local API, path /mqtt) into an MQTT connection. */
+  handleWebSocket(socket: WebSocket, request: IncomingMessage): void;
+  close(): Promise<void>;
+}
+
+/** Bytes a client may have unread in its connection's buffer before it is cut. */
+const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+
+interface PublishInternals {
+  publish(packet: object, client: unknown, done?: (error?: Error | null) => void): void;
+}
+
+/**
+ * A denied publish is acknowledged (MQTT 3.1.1 has no refusal for it) but never routed: no
+ * subscriber, retained store or offline queue sees it.
+ */
+function skipDropped(aedes: Aedes, dropped: WeakSet<object>) {
+  const inner = aedes as unknown as PublishInternals;
+  const publish = inner.publish.bind(aedes);
+  inner.publish = (packet, client, done) => {
+    const callback = typeof client === 'function' ? (client as (error?: Error | null) => void) : done;
+    if (dropped.has(packet)) return callback?.(null);
+    publish(packet, client, done);
+  };
+}
+
+function logEvents(aedes: Aedes, log: Logger) {
+  aedes.on('clientDisconnect', (client) => log.info({ clientId: client.id }, 'client disconnected'));
+  aedes.on('keepaliveTimeout', (client) => log.warn({ clientId: client.id }, 'keepalive timed out'));
+  aedes.on('clientError', (client, error) =>
+    log.warn({ clientId: client.id, reason: error.message }, 'client error; connection closed'),
+  );
+  aedes.on('connectionError', (_client, error) =>
+    log.warn({ reason: error.message }, 'connection failed before CONNECT completed'),
+  );
+  // aedes reports persistence trouble here; unheard, an 'error' event would end the process.
+  (aedes as EventEmitter).on('error', (error: Error) => log.error({ err: error }, 'broker error'));
+}
+
+export async function startBroker(options: BrokerOptions): Promise<ApplianceBroker> {
+  const log = options.log.child({ module: 'broker' });
+  const sessions = new WeakMap<Client, Session>();
+  const dropped = new WeakSet<object>();
+  const persistence = createSqlitePersistence(options.dataDir);
+  const drainTimeout = options.drainTimeoutMs ?? 10_000;
+  const aedes = await Aedes.createBroker({
+    persistence,
+    drainTimeout,
+    connectTimeout: 10_000,
+    // Device ids are UUIDs and longer; MQTT 3.1's limit of 23 is not ours.
+    maxClientsIdLength: 128,
+    queueLimit: 100,
+    ...createBrokerHooks({
+      locationId: options.locationId,
+      prefix: options.topicPrefix ?? DEFAULT_TOPIC_PREFIX,
+      log,
+      sessions,
+      dropped,
+      verifyToken: options.verifyToken,
+      isRevoked: options.isRevoked,
+    }),
+  });
+  skipDropped(aedes, dropped);
+  logEvents(aedes, log);
+
+  const attach = (
+    conn: Duplex,
+    transport: Transport,
+    extra: Partial<Session> = {},
+    req?: IncomingMessage,
+  ) => {
+    const client = aedes.handle(conn, req);
+    sessions.set(client, { transport, denials: 0, ...extra });
+    guardDelivery(client, {
+      maxQueued: options.maxQueuedPerClient ?? 1000,
+      maxQueuedBytes: MAX_QUEUED_BYTES,
+      onCut: (reason) => log.warn({ clientId: client.id, reason }, 'slow subscriber disconnected'),
+    });
+  };
+
+  const listeners: Listener[] = [];
+  const closeAll = async () => {
+    await Promise.all(listeners.map((listener) => listener.close()));
+    await new Promise<void>((resolve) => aedes.close(() => resolve()));
+    await persistence.destroy();
+  };
+  let tcpPort: number | undefined;
+  let tlsPort: number | undefined;
+  try {
+    if (options.tcp) {
+      const tcp = await listenTcp(options.tcp.host, options.tcp.port, (socket) => attach(socket, 'tcp'));
+      listeners.push(tcp);
+      tcpPort = tcp.port;
+      log.warn({ tcpPort }, 'plain TCP MQTT listener on: development only, no identity checks');
+    }
+    if (options.tls) {
+      const onSocket = (socket: TLSSocket) =>
+        attach(socket, 'tls', { certificate: identityFromCertificate(socket.getPeerCertificate()) });
+      const tls = await listenTls(options.tls.host, options.tls.port, options.tls, log, onSocket);
+      listeners.push(tls);
+      tlsPort = tls.port;
+    }
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+  log.info({ tcpPort, tlsPort, dataDir: options.dataDir }, 'broker started');
+
+  let closing: Promise<void> | undefined;
+  return {
+    aedes,
+    tcpPort,
+    tlsPort,
+    handleWebSocket(socket, request) {
+      attach(createWebSocketStream(socket), 'websocket', {}, request);
+    },
+    close() {
+      closing ??= closeAll();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import assert from 'node:assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SqlitePersistence } from '../../../../appliance/devices/broker/persistence.ts';
+
+const require = createRequire(import.meta.url);
+
+interface NodeTestContext {
+  assert: typeof assert;
+  plan(count: number): void;
+  diagnostic(message: string): void;
+}
+type AbstractSuite = (options: {
+  test: (name: string, fn: (t: NodeTestContext) => Promise<void>) => void;
+  persistence: () => SqlitePersistence;
+  testAsync: boolean;
+}) => void;
+
+const dirs: string[] = [];
+const freshPersistence = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mqtt-persistence-'));
+  dirs.push(dir);
+  return new SqlitePersistence(dir);
+};
+
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * aedes-persistence's own conformance suite, written for node:test, run here unchanged: its `t`
+ * is given node's assert, and plan/diagnostic (bookkeeping only) are no-ops.
+ */
+describe('aedes-persistence abstract suite on SQLite', () => {
+  const abstract = require('aedes-persistence/abstract.js') as AbstractSuite;
+  const context: NodeTestContext = { assert, plan: () => {}, diagnostic: () => {} };
+  abstract({
+    test: (name, fn) => it(name, () => fn(context)),
+    persistence: freshPersistence,
+    testAsync: true,
+  });
+});
+
+describe('SQLite persistence across a reopen', () => {
+  it('keeps retained messages, subscriptions, queued and incoming packets, and wills', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mqtt-persistence-'));
+    dirs.push(dir);
+    const broker = { id: 'broker-a' };
+    const first = new SqlitePersistence(dir);
+    await first.setup(broker);
+    const client = { id: 'kds-1' };
+    await first.storeRetained({
+      cmd: 'publish',
+      topic: 'a/status',
+      payload: Buffer.from('up'),
+      qos: 0,
+      retain: true,
+    });
+    await first.addSubscriptions(client, [{ topic: 'a/cmd', qos: 1 }]);
+    await first.outgoingEnqueueCombi([{ clientId: client.id }], {
+      cmd: 'publish',
+      topic: 'a/cmd',
+      payload: Buffer.from('reboot'),
+      qos: 1,
+      brokerId: 'broker-a',
+      brokerCounter: 7,
+    });
+    await first.incomingStorePacket(client, {
+      cmd: 'publish',
+      topic: 'a/alert',
+      payload: 'hot',
+      qos: 2,
+      messageId: 9,
+    });
+    await first.putWill(client, { topic: 'a/status', payload: Buffer.from('gone'), qos: 0, retain: true });
+    await first.destroy();
+
+    const second = new SqlitePersistence(dir);
+    await second.setup({ id: 'broker-b' });
+    const retained = await second.createRetainedStream('a/+').toArray();
+    expect(retained.map((p) => p.payload.toString())).toEqual(['up']);
+    expect(await second.subscriptionsByTopic('a/cmd')).toMatchObject([
+      { clientId: 'kds-1', topic: 'a/cmd', qos: 1 },
+    ]);
+    const queued = await second.outgoingStream(client).toArray();
+    expect(queued.map((p) => p.payload.toString())).toEqual(['reboot']);
+    expect((await second.incomingGetPacket(client, { messageId: 9 })).payload).toBe('hot');
+    const wills = await second.streamWill({ 'broker-b': Date.now() }).toArray();
+    expect(wills.map((w) => w.clientId)).toEqual(['kds-1']);
+    await second.destroy();
+  });
+});
