@@ -1,5 +1,6 @@
 import { isPostgresUrl } from './db/index.ts';
 import { DEFAULT_DEVICE_OPTIONS, type DeviceOptions } from './devices/index.ts';
+import type { FleetConfig } from './fleet/index.ts';
 import { TIERS, type Tier } from './tenancy/tables.ts';
 import { DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from './webhooks/service.ts';
 
@@ -25,6 +26,7 @@ export interface CloudConfig {
   sync: { feedRetentionDays: number; maxConcurrentPushes: number };
   webhooks: WebhookOptions & { runWorker: boolean };
   devices: DeviceOptions;
+  fleet: FleetConfig & { enabled: boolean };
 }
 
 export class ConfigError extends Error {
@@ -58,6 +60,12 @@ export const CLOUD_VARIABLES = [
   'WEBHOOK_MAX_LANES',
   'WEBHOOK_OPERATIONS_PER_MINUTE',
   'CLOUD_DEVICE_CERT_DAYS',
+  'CLOUD_FLEET',
+  'CLOUD_FLEET_URL',
+  'CLOUD_FLEET_USERNAME',
+  'CLOUD_FLEET_PASSWORD',
+  'CLOUD_FLEET_PORT',
+  'CLOUD_FLEET_PREFIX',
 ] as const;
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number) {
@@ -104,6 +112,28 @@ function schemaName(env: Env, databaseUrl: string | undefined) {
   if (databaseUrl === undefined)
     throw new ConfigError('DATABASE_SCHEMA needs a postgres:// DATABASE_URL (SQLite has no schemas)');
   return raw;
+}
+
+function fleetConfig(env: Env, host: string): CloudConfig['fleet'] {
+  const prefix = env.CLOUD_FLEET_PREFIX || 'edge';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(prefix))
+    throw new ConfigError(`CLOUD_FLEET_PREFIX must be letters, digits, _ or - (at most 64), got "${prefix}"`);
+  return {
+    enabled: boolean(env, 'CLOUD_FLEET', true),
+    url: url(
+      env,
+      'CLOUD_FLEET_URL',
+      (v) => /^(mqtts?|wss?):\/\//.test(v),
+      'an mqtt://, mqtts://, ws:// or wss:// URL',
+    ),
+    username: env.CLOUD_FLEET_USERNAME || undefined,
+    password: env.CLOUD_FLEET_PASSWORD || undefined,
+    // 0: any free port (the embedded broker's address is logged); set it for appliances to find.
+    port: integer(env, 'CLOUD_FLEET_PORT', 0, 0, 65535),
+    host,
+    prefix,
+    dispatchMs: 1000,
+  };
 }
 
 function webhookOptions(env: Env): CloudConfig['webhooks'] {
@@ -163,6 +193,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
       maxConcurrentPushes: integer(env, 'CLOUD_SYNC_MAX_CONCURRENT_PUSHES', 8, 1, 256),
     },
     webhooks: webhookOptions(env),
+    fleet: fleetConfig(env, host),
     devices: {
       // 825 days is the longest any TLS client still accepts for a leaf certificate.
       certificateDays: integer(env, 'CLOUD_DEVICE_CERT_DAYS', DEFAULT_DEVICE_OPTIONS.certificateDays, 1, 825),

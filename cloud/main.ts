@@ -6,6 +6,7 @@ import { stopOnSignal } from '../shared/process/stop-on-signal.ts';
 import { buildApp } from './app.ts';
 import { type CloudConfig, ConfigError, loadCloudConfig } from './config.ts';
 import { openStore } from './db/index.ts';
+import { startFleet } from './fleet/index.ts';
 import { type CloudServices, createCloudServices } from './services.ts';
 
 const KEY_CHECK_MS = 60 * 60_000;
@@ -44,13 +45,18 @@ export async function startCloud(
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   log.info({ port, host: config.host, store: store.dialect, redis: Boolean(redis) }, 'cloud listening');
+  const fleet = config.fleet.enabled
+    ? await startFleet(config.fleet, { services, clock: systemClock, newId, log })
+    : undefined;
   return {
     app,
     services,
     port,
+    fleet,
     async stop() {
       clearInterval(keyTimer);
       await app.close();
+      await fleet?.close();
       await services.webhooks.close();
       await redis?.quit();
       await store.close();

@@ -121,6 +121,8 @@ export function createCommands(context: DeviceContext) {
     queueCommand,
     commandsFor,
     updateCommand,
+    /** For the fleet link only: every tenant's commands waiting to be sent. */
+    dueCommands: (limit: number) => queries.dueCommands(db, nowIso(context), limit),
 
     /** Queues a restart, or returns the one still waiting: pressing twice restarts once. */
     async restart(tenantId: string, deviceId: string) {

@@ -115,3 +115,19 @@ export const touchDevice = (db: Db, tenantId: string, deviceId: string, at: stri
     .where('id', '=', deviceId)
     .where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', at)]))
     .execute();
+
+/**
+ * The fleet link's queue, across tenants (it serves every tenant's appliances): commands not yet
+ * handed to the broker and still in time, oldest first, with where their device is.
+ */
+export const dueCommands = (db: Db, now: string, limit: number) =>
+  db
+    .selectFrom('device_commands')
+    .innerJoin('devices', 'devices.id', 'device_commands.device_id')
+    .selectAll('device_commands')
+    .select(['devices.location_id', 'devices.device_type'])
+    .where('device_commands.state', '=', 'queued')
+    .where('device_commands.expires_at', '>', now)
+    .orderBy('device_commands.id')
+    .limit(limit)
+    .execute();

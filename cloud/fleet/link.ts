@@ -53,10 +53,12 @@ export function createCloudFleetLink(options: CloudFleetLinkOptions) {
         ...(options.username ? { username: options.username, password: options.password } : {}),
       };
       client = mqtt.connect(options.url, clientOptions);
+      // One at a time, in arrival order: an appliance's `received` must land before its `succeeded`.
+      let handled = Promise.resolve();
       client.on('message', (topic, payload) => {
-        receive(topic, payload).catch((error: unknown) =>
-          log.error({ err: error, topic }, 'fleet message failed'),
-        );
+        handled = handled
+          .then(() => receive(topic, payload))
+          .catch((error: unknown) => log.error({ err: error, topic }, 'fleet message failed'));
       });
       client.on('error', (error) => log.warn({ err: error }, 'fleet link error'));
       client.on('connect', () => {

@@ -39,6 +39,7 @@ export function createTriggerChannel(deps: {
       const at = now();
       await queries.updateLocation(db, scope, { trigger_requested_at: at, trigger_priority: priority });
       triggers.emit(`${tenantId}/${locationId}`);
+      triggers.emit('trigger', tenantId, locationId, priority);
       const location = await queries.location(db, scope);
       const seenAt = location?.last_seen_at ? Date.parse(location.last_seen_at) : 0;
       return {
@@ -47,6 +48,12 @@ export function createTriggerChannel(deps: {
         requested_at: at,
         delivered: clock.now().getTime() - seenAt <= deps.onlineWindowSeconds * 1000,
       };
+    },
+
+    /** Told of every trigger made on this replica (the fleet link also carries it as a command). */
+    onTrigger(listener: (tenantId: string, locationId: string, priority: string) => void) {
+      triggers.on('trigger', listener);
+      return () => void triggers.off('trigger', listener);
     },
 
     /**

@@ -1,0 +1,85 @@
+/**
+ * The fleet link (issue 6): the cloud's MQTT connection to every appliance, through the embedded
+ * broker or any broker by URL, carrying the device registry's commands and hearing the answers.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../../shared/clock.ts';
+import type { IdGenerator } from '../../shared/ids.ts';
+import { type CommandDispatch, createCommandDispatch } from '../flows/fleet-commands.ts';
+import type { CloudServices } from '../services.ts';
+import { type FleetBroker, startFleetBroker } from './broker.ts';
+import { createCloudFleetLink } from './link.ts';
+
+export interface FleetConfig {
+  /** Any MQTT broker; unset starts the embedded one on `port`. */
+  url: string | undefined;
+  username: string | undefined;
+  password: string | undefined;
+  port: number;
+  host: string;
+  prefix: string;
+  dispatchMs: number;
+}
+
+export async function startFleet(
+  config: FleetConfig,
+  deps: { services: CloudServices; clock: Clock; newId: IdGenerator; log: Logger },
+) {
+  const log = deps.log.child({ module: 'fleet' });
+  let broker: FleetBroker | undefined;
+  let connection = { url: config.url ?? '', username: config.username, password: config.password };
+  if (!config.url) {
+    broker = await startFleetBroker({
+      port: config.port,
+      host: config.host,
+      prefix: config.prefix,
+      log,
+      // An appliance signs in with the credential it syncs with.
+      authenticateAppliance: async (credential) => {
+        const identity = await deps.services.sync.authenticate(credential);
+        return identity && { tenantId: identity.tenantId, applianceId: identity.applianceId };
+      },
+    });
+    connection = { url: broker.url, ...broker.cloudCredentials };
+  }
+  let dispatch: CommandDispatch | undefined;
+  const link = createCloudFleetLink({
+    ...connection,
+    prefix: config.prefix,
+    log,
+    onAck: (tenantId, applianceId, ack) => dispatch!.onAck(tenantId, applianceId, ack),
+    onStatus: (tenantId, applianceId, status) => dispatch!.onStatus(tenantId, applianceId, status),
+  });
+  dispatch = createCommandDispatch({
+    services: deps.services,
+    link,
+    clock: deps.clock,
+    newId: deps.newId,
+    log,
+  });
+  await link.start();
+  const stopListening = deps.services.sync.onTrigger((tenantId, locationId, priority) => {
+    dispatch!
+      .onSyncTrigger(tenantId, locationId, priority)
+      .catch((error: unknown) =>
+        log.warn({ err: error, locationId }, 'sync trigger not sent over the fleet link'),
+      );
+  });
+  const timer = setInterval(() => {
+    dispatch!.tick().catch((error: unknown) => log.error({ err: error }, 'fleet dispatch failed'));
+  }, config.dispatchMs);
+  timer.unref();
+  log.info({ url: connection.url, embedded: broker !== undefined }, 'fleet link up');
+  return {
+    url: connection.url,
+    dispatch,
+    async close() {
+      clearInterval(timer);
+      stopListening();
+      await link.close();
+      await broker?.close();
+    },
+  };
+}
+
+export type Fleet = Awaited<ReturnType<typeof startFleet>>;

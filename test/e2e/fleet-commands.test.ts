@@ -1,0 +1,142 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openApplianceDb } from '../../appliance/db/index.ts';
+import { createCommandJournal } from '../../appliance/fleet/journal.ts';
+import { type CommandHandler, createApplianceFleetLink } from '../../appliance/fleet/link.ts';
+import { loadCloudConfig } from '../../cloud/config.ts';
+import { startCloud } from '../../cloud/main.ts';
+import type { CloudServices } from '../../cloud/services.ts';
+import { systemClock } from '../../shared/clock.ts';
+import type { FleetCommand } from '../../shared/devices/fleet-protocol.ts';
+import { deviceKey } from '../cloud/devices/device-client.ts';
+
+const log = pino({ level: 'silent' });
+
+describe('device commands over the fleet link', () => {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+
+  async function setUp(handlers: Record<string, CommandHandler>) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fleet-cloud-'));
+    closers.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    let seeded: { tenantId: string; locationId: string } | undefined;
+    const cloud = await startCloud(
+      {
+        ...loadCloudConfig({
+          DATA_DIR: dataDir,
+          CLOUD_PORT: '0',
+          LOG_LEVEL: 'silent',
+          CLOUD_RATE_LIMIT: 'false',
+        }),
+        hashing: { memoryCost: 1024, timeCost: 1 },
+      },
+      {
+        log,
+        beforeListen: async (services: CloudServices) => {
+          const tenant = await services.tenancy.createTenant({
+            slug: 'acme',
+            name: 'Acme',
+            tier: 'enterprise',
+          });
+          const brand = await services.tenancy.createGroup('brands', tenant.id, 'Brand');
+          const region = await services.tenancy.createGroup('regions', tenant.id, 'Region');
+          const location = await services.tenancy.createLocation(tenant.id, {
+            name: 'Store 1',
+            brand_id: brand.id,
+            region_id: region.id,
+          });
+          seeded = { tenantId: tenant.id, locationId: location.id };
+        },
+      },
+    );
+    closers.push(cloud.stop);
+    const { tenantId, locationId } = seeded!;
+    const services = cloud.services;
+    const provisioned = await services.sync.provisionAppliance(tenantId, { location_id: locationId });
+    const applianceDir = mkdtempSync(join(tmpdir(), 'fleet-appliance-'));
+    const db = openApplianceDb(applianceDir);
+    closers.push(async () => {
+      db.close();
+      rmSync(applianceDir, { recursive: true, force: true });
+    });
+    const appliance = () => {
+      const link = createApplianceFleetLink({
+        url: cloud.fleet!.url,
+        username: provisioned.id,
+        password: provisioned.credential,
+        tenantId,
+        applianceId: provisioned.id,
+        version: '1.0.0',
+        journal: createCommandJournal(db),
+        handlers,
+        clock: systemClock,
+        log,
+      });
+      closers.push(() => link.close());
+      return link;
+    };
+    // A kitchen screen of the store, enrolled with a key made on it.
+    const registered = await services.devices.register(tenantId, {
+      location_id: locationId,
+      device_type: 'kds',
+      name: 'Kitchen screen',
+      serial_number: 'SN-1',
+    });
+    const key = await deviceKey();
+    await services.devices.enrol({ enrollment_token: registered.enrollment_token, csr: key.csr });
+    const state = async (commandId: string) =>
+      (await services.devices.commandsFor(tenantId, { deviceId: registered.id, limit: 10 })).find(
+        (command) => command.command_id === commandId,
+      )?.state;
+    return { cloud, services, tenantId, locationId, deviceId: registered.id, appliance, state };
+  }
+
+  it('carries a restart to the store’s appliance for its device, and shows the command succeeded', async () => {
+    const seen: FleetCommand[] = [];
+    const { services, tenantId, deviceId, appliance, state } = await setUp({
+      restart: async (command) => {
+        seen.push(command);
+        return { restarted: command.device_id };
+      },
+    });
+    await appliance().start();
+    const queued = await services.devices.restart(tenantId, deviceId);
+    await expect.poll(() => state(queued.command_id), { timeout: 5000 }).toBe('succeeded');
+    expect(seen.map((command) => [command.kind, command.device_id])).toEqual([['restart', deviceId]]);
+  });
+
+  it('holds a command for an appliance that is away and delivers it once it is back', async () => {
+    let runs = 0;
+    const { services, tenantId, deviceId, appliance, state } = await setUp({
+      restart: async () => ({ runs: ++runs }),
+    });
+    const first = appliance();
+    await first.start();
+    await first.close();
+    const queued = await services.devices.restart(tenantId, deviceId);
+    await expect.poll(() => state(queued.command_id), { timeout: 5000 }).toBe('sent');
+    await appliance().start();
+    await expect.poll(() => state(queued.command_id), { timeout: 5000 }).toBe('succeeded');
+    expect(runs).toBe(1);
+  });
+
+  it('turns a manager’s sync trigger into sync_now at the appliance', async () => {
+    const seen: FleetCommand[] = [];
+    const { services, tenantId, locationId, appliance } = await setUp({
+      sync_now: async (command) => {
+        seen.push(command);
+        return undefined;
+      },
+    });
+    await appliance().start();
+    await services.sync.trigger(tenantId, locationId, 'high');
+    await expect
+      .poll(() => seen.map((command) => command.payload.priority), { timeout: 5000 })
+      .toEqual(['high']);
+  });
+});
