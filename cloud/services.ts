@@ -80,6 +80,9 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     options: config.devices,
     locationExists: async (tenantId, locationId) =>
       (await tenancy.getLocation(tenantId, locationId).catch(() => undefined)) !== undefined,
+    issueApplianceCredential: async (tenantId, locationId, applianceId, name) =>
+      (await sync.provisionAppliance(tenantId, { location_id: locationId, id: applianceId, name }))
+        .credential,
   });
   return { audit, tenancy, identity, events, sync, webhooks, devices };
 }

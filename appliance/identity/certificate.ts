@@ -28,6 +28,8 @@ interface Issued {
   certificate: string;
   ca_certificate: string;
   expires_at: string;
+  /** At an appliance's enrolment: the credential it syncs and joins the fleet link with. */
+  sync_credential?: string;
 }
 
 const paths = (dir: string) => ({
@@ -35,6 +37,7 @@ const paths = (dir: string) => ({
   cert: join(dir, 'device.crt'),
   ca: join(dir, 'ca.crt'),
   id: join(dir, 'device.id'),
+  syncCredential: join(dir, 'sync.credential'),
 });
 
 async function newKeyAndCsr() {
@@ -87,6 +90,7 @@ export function createCertificateKeeper(options: CertificateFiles) {
     await writeAtomically(files.cert, issued.certificate, 0o644);
     await writeAtomically(files.ca, issued.ca_certificate, 0o644);
     await writeAtomically(files.id, issued.device_id, 0o644);
+    if (issued.sync_credential) await writeAtomically(files.syncCredential, issued.sync_credential);
     options.log.info(
       { deviceId: issued.device_id, expiresAt: issued.expires_at },
       'device certificate saved',

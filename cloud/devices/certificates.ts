@@ -131,7 +131,17 @@ export function createCertificates(context: DeviceContext) {
         tenantId: row.tenant_id,
         details: { device_id: row.id, serial: issued.serial },
       });
-      return issuedAnswer(row, issued);
+      const answer = await issuedAnswer(row, issued);
+      if (row.device_type !== 'appliance' || !context.issueApplianceCredential)
+        return { ...answer, sync_credential: undefined as string | undefined };
+      // An appliance's sync and fleet-link credential comes from the same enrolment, named by its id.
+      const credential = await context.issueApplianceCredential(
+        row.tenant_id,
+        row.location_id,
+        row.id,
+        row.name,
+      );
+      return { ...answer, sync_credential: credential };
     },
 
     /**

@@ -25,6 +25,10 @@ export interface DeviceContext {
   options: DeviceOptions;
   /** Tenancy's answer: whether the location exists in the tenant. */
   locationExists(tenantId: string, locationId: string): Promise<boolean>;
+  /** Sync's answer for an enrolling appliance: its credential (`sak_…`), shown once. */
+  issueApplianceCredential?:
+    | ((tenantId: string, locationId: string, applianceId: string, name: string) => Promise<string>)
+    | undefined;
 }
 
 export const nowIso = (context: DeviceContext) => context.clock.now().toISOString();

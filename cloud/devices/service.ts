@@ -18,6 +18,7 @@ export interface DeviceServiceDeps {
   audit?: AuditLog | undefined;
   options: DeviceOptions;
   locationExists(tenantId: string, locationId: string): Promise<boolean>;
+  issueApplianceCredential?: DeviceContext['issueApplianceCredential'];
 }
 
 /**

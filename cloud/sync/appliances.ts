@@ -35,11 +35,21 @@ export function createApplianceCredentials(deps: {
 }) {
   const { queries, db, now, ensureLocation } = deps;
   return {
-    /** Issues a credential for one store's appliance; the secret is shown once. */
-    async provisionAppliance(tenantId: string, input: { location_id: string; name?: string | undefined }) {
+    /**
+     * Issues a credential for one store's appliance; the secret is shown once. An appliance
+     * enrolled in the device registry gets its registry id (`id`), so sync, the fleet link and
+     * the registry name it alike; enrolling again gives it a new secret.
+     */
+    async provisionAppliance(
+      tenantId: string,
+      input: { location_id: string; name?: string | undefined; id?: string | undefined },
+    ) {
       const scope = { tenantId, locationId: input.location_id };
       await ensureLocation(scope);
-      const id = deps.newId();
+      const existing = input.id ? await queries.appliance(db, input.id) : undefined;
+      if (existing && existing.tenant_id !== tenantId)
+        throw new NotFoundError('Appliance', 'APPLIANCE_NOT_FOUND');
+      const id = input.id ?? deps.newId();
       const secret = randomBytes(32).toString('base64url');
       const row = {
         id,
@@ -51,7 +61,8 @@ export function createApplianceCredentials(deps: {
         created_at: now(),
         revoked_at: null,
       };
-      await queries.insertAppliance(db, row);
+      if (existing) await queries.reissueAppliance(db, { ...row, created_at: existing.created_at });
+      else await queries.insertAppliance(db, row);
       return { ...publicAppliance(row), credential: `${CREDENTIAL_PREFIX}${id}.${secret}` };
     },
 

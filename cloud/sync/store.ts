@@ -25,6 +25,20 @@ export function createSyncStore(store: Pick<Store, 'dialect' | 'selectByKeys'>) 
   return {
     insertAppliance: (db: Db, row: SyncApplianceRow) =>
       db.insertInto('sync_appliances').values(row).execute(),
+    /** A new secret (and store) for an appliance enrolling again; its history stays. */
+    reissueAppliance: (db: Db, row: SyncApplianceRow) =>
+      db
+        .updateTable('sync_appliances')
+        .set({
+          location_id: row.location_id,
+          name: row.name,
+          secret_digest: row.secret_digest,
+          status: 'active',
+          revoked_at: null,
+        })
+        .where('id', '=', row.id)
+        .where('tenant_id', '=', row.tenant_id)
+        .execute(),
     appliance: (db: Db, id: string) =>
       db.selectFrom('sync_appliances').selectAll().where('id', '=', id).executeTakeFirst(),
     appliances: (db: Db, tenantId: string, locationId?: string) =>

@@ -46,6 +46,11 @@ export const IssuedCertificateSchema = Type.Object({
   certificate: Type.String({ description: 'PEM' }),
   ca_certificate: Type.String({ description: 'PEM of the device CA, to check the broker and the cloud' }),
   expires_at: Type.String({ format: 'date-time' }),
+  sync_credential: Type.Optional(
+    Type.String({
+      description: 'appliances only, at enrolment: the sync and fleet-link credential, shown once',
+    }),
+  ),
 });
 export type IssuedCertificate = Static<typeof IssuedCertificateSchema>;
 

@@ -40,6 +40,13 @@ describe('the appliance’s own certificate', () => {
     const first = new x509.X509Certificate(readFileSync(keeper.files.cert, 'utf8'));
     const firstKey = readFileSync(keeper.files.key, 'utf8');
     expect(first.subject).toContain(`CN=${registered.id}`);
+    // The same enrolment gave it the credential it syncs and joins the fleet link with, under its id.
+    const credential = readFileSync(keeper.files.syncCredential, 'utf8');
+    expect(await cloud.services.sync.authenticate(credential)).toEqual({
+      applianceId: registered.id,
+      tenantId: tenant.id,
+      locationId: location.id,
+    });
     expect(await keeper.renewIfDue()).toBe(false);
 
     // 65 days on: within 30 days of the 90-day certificate's end.
