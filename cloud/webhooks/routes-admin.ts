@@ -25,7 +25,7 @@ export async function adminWebhookRoutes(
   const tenant = (request: { auth: unknown }) => requireAuth(request as never).tenantId;
 
   r.get(
-    '/',
+    '',
     {
       ...admins,
       schema: {
@@ -50,7 +50,7 @@ export async function adminWebhookRoutes(
   );
 
   r.post(
-    '/',
+    '',
     {
       ...admins,
       schema: {

