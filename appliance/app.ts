@@ -1,5 +1,6 @@
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { createSecretHasher, type SecretHasher } from '../cloud/identity/secrets.ts';
 import type { Clock } from '../shared/clock.ts';
 import { conventionsPlugin } from '../shared/http/conventions.ts';
@@ -16,7 +17,13 @@ import type { ApplianceConfig } from './config.ts';
 import { createChangeLog } from './db/change-log.ts';
 import { createGroupCommit } from './db/group-commit.ts';
 import type { ApplianceDatabase } from './db/index.ts';
-import { type ApplianceBroker, mqttWebSocketRoutes } from './devices/index.ts';
+import {
+  type ApplianceBroker,
+  createDeviceRegistry,
+  type DeviceRegistryOptions,
+  deviceRoutes,
+  mqttWebSocketRoutes,
+} from './devices/index.ts';
 import { completeOrder } from './flows/complete-order.ts';
 import { sendOrder } from './flows/send-order.ts';
 import { createInventoryService } from './inventory/index.ts';
@@ -43,6 +50,9 @@ export interface ApplianceDeps {
   hasher?: SecretHasher | undefined;
   /** The store's MQTT broker; with it the API also serves MQTT over WebSocket at /mqtt. */
   broker?: ApplianceBroker | undefined;
+  log?: Logger | undefined;
+  /** The device registry's timings; tests shorten them. */
+  registry?: Partial<DeviceRegistryOptions> | undefined;
 }
 
 /** The appliance's services over one store; the API, tests and seeds all reach them through here. */
@@ -65,6 +75,10 @@ export function createApplianceServices(config: ApplianceConfig, deps: Appliance
   const payments = createPaymentService({ db, changes, orders, clock, newId });
   const inventory = createInventoryService({ db, changes, clock, newId });
   const timeclock = createTimeClockService({ db, changes, clock, newId });
+  const devices = createDeviceRegistry(
+    { db, changes, clock, newId, locationId: config.locationId, log: deps.log?.child({ module: 'devices' }) },
+    { telemetryRetentionDays: config.devices.telemetryRetentionDays, ...deps.registry },
+  );
   const auth = createStaffAuth({
     db,
     tenantId: config.tenantId,
@@ -83,6 +97,7 @@ export function createApplianceServices(config: ApplianceConfig, deps: Appliance
     payments,
     inventory,
     timeclock,
+    devices,
     auth,
     completeOrder: (orderId: string) => completeOrder({ db, orders, inventory }, orderId),
     sendOrder: (orderId: string) => sendOrder({ db, orders, kitchen }, orderId),
@@ -130,6 +145,7 @@ export async function buildApplianceApp(
     await app.register(mqttWebSocketRoutes, { broker: deps.broker });
   }
   await app.register(kitchenRoutes, { prefix: '/v1/commerce', db: deps.db, kitchen: services.kitchen });
+  await app.register(deviceRoutes, { prefix: '/v1/devices', devices: services.devices });
 
   const worker = createApplianceSync(
     config,

@@ -24,6 +24,28 @@ export interface ApplianceConfig {
     maxInFlight: number;
     schedule: string;
   };
+  devices: DevicesConfig;
+  /** The cloud's command link; off unless APPLIANCE_FLEET_URL is set. */
+  fleet: FleetSettings | undefined;
+}
+
+export interface DevicesConfig {
+  /** Days every telemetry sample is kept on the appliance (the cloud keeps minute summaries). */
+  telemetryRetentionDays: number;
+  /** How long a command passed on to a store device waits for the device's answer. */
+  commandTimeoutMs: number;
+}
+
+export interface FleetSettings {
+  url: string;
+  prefix: string;
+  /** The appliance id, read from the sync credential: the fleet broker's user name and client id. */
+  applianceId: string;
+  /** The sync credential, the fleet broker's password. */
+  credential: string;
+  tls: { keyFile: string; certFile: string; caFile: string } | undefined;
+  /** The cloud's Ed25519 update key (PEM file); without it every update is refused. */
+  updatePublicKeyFile: string | undefined;
 }
 
 export interface MqttSettings {
@@ -128,6 +150,51 @@ function mqttSettings(env: Env): MqttSettings {
   };
 }
 
+function devicesConfig(env: Env): DevicesConfig {
+  return {
+    telemetryRetentionDays: wholeNumber(env, 'APPLIANCE_TELEMETRY_RETENTION_DAYS', 7, 1, 365),
+    commandTimeoutMs: wholeNumber(env, 'APPLIANCE_DEVICE_COMMAND_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
+  };
+}
+
+const FLEET_TLS_FILES = [
+  'APPLIANCE_FLEET_TLS_KEY',
+  'APPLIANCE_FLEET_TLS_CERT',
+  'APPLIANCE_FLEET_TLS_CA',
+] as const;
+
+function fleetTls(env: Env): FleetSettings['tls'] {
+  const [keyFile, certFile, caFile] = FLEET_TLS_FILES.map((name) => existingFile(env, name));
+  const given = FLEET_TLS_FILES.filter((name) => present(env, name) !== undefined);
+  if (given.length > 0 && given.length < FLEET_TLS_FILES.length)
+    throw new ApplianceConfigError(
+      `${FLEET_TLS_FILES.join(', ')} go together; set ${given.join(', ')} without the others`,
+    );
+  return keyFile && certFile && caFile ? { keyFile, certFile, caFile } : undefined;
+}
+
+function fleetSettings(env: Env, credential: string | undefined): FleetSettings | undefined {
+  const updatePublicKeyFile = existingFile(env, 'APPLIANCE_UPDATE_PUBLIC_KEY');
+  const url = present(env, 'APPLIANCE_FLEET_URL');
+  if (url === undefined) return undefined;
+  if (!/^(mqtts?|wss?):\/\/[^\s]+$/.test(url))
+    throw new ApplianceConfigError(
+      `APPLIANCE_FLEET_URL must be an mqtt://, mqtts://, ws:// or wss:// URL, got "${url}"`,
+    );
+  if (credential === undefined)
+    throw new ApplianceConfigError(
+      'APPLIANCE_FLEET_URL needs APPLIANCE_CLOUD_CREDENTIAL: the appliance signs in to the fleet broker with it',
+    );
+  const prefix = present(env, 'APPLIANCE_FLEET_PREFIX') ?? 'edge';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(prefix))
+    throw new ApplianceConfigError(
+      `APPLIANCE_FLEET_PREFIX must be letters, digits, _ or - (at most 64), got "${prefix}"`,
+    );
+  // `sak_<appliance id>.<secret>`, checked by syncSettings: the id is what the cloud knows it by.
+  const applianceId = credential.slice('sak_'.length, credential.indexOf('.'));
+  return { url, prefix, applianceId, credential, tls: fleetTls(env), updatePublicKeyFile };
+}
+
 /** Reads and checks the appliance's environment; a bad value stops start-up naming the variable. */
 export function loadApplianceConfig(env: Env): ApplianceConfig {
   const rawPort = present(env, 'APPLIANCE_PORT') ?? '8090';
@@ -143,6 +210,7 @@ export function loadApplianceConfig(env: Env): ApplianceConfig {
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ApplianceConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
+  const sync = syncSettings(env);
   return {
     port,
     // The store's LAN reaches the appliance: POS terminals and kitchen screens are other machines.
@@ -155,6 +223,8 @@ export function loadApplianceConfig(env: Env): ApplianceConfig {
     cloudUrl,
     logLevel: logLevel as ApplianceConfig['logLevel'],
     mqtt: mqttSettings(env),
-    sync: syncSettings(env),
+    sync,
+    devices: devicesConfig(env),
+    fleet: fleetSettings(env, sync.credential),
   };
 }

@@ -7,7 +7,17 @@ import { buildApplianceApp, createApplianceServices } from './app.ts';
 import type { StaffAuth } from './auth/index.ts';
 import { type ApplianceConfig, ApplianceConfigError, loadApplianceConfig } from './config.ts';
 import { openApplianceDb } from './db/index.ts';
-import { type BrokerOptions, type BrokerPrincipal, startBroker } from './devices/index.ts';
+import {
+  type ApplianceBroker,
+  attachDeviceRegistry,
+  type BrokerOptions,
+  type BrokerPrincipal,
+  createDeviceCommands,
+  type DeviceRegistry,
+  type DeviceRegistryOptions,
+  startBroker,
+} from './devices/index.ts';
+import { type ApplianceFleet, type ApplianceFleetDeps, createApplianceFleet } from './fleet/index.ts';
 
 /** A staff token (the appliance's own or the cloud's) admits a screen to the broker over WebSocket. */
 const staffTokens =
@@ -43,45 +53,127 @@ function brokerOptions(config: ApplianceConfig, auth: StaffAuth, log: Logger): B
   };
 }
 
+/** The exit code that asks the supervisor (systemd, a container runtime) to start the appliance again. */
+export const RESTART_EXIT_CODE = 75;
+
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+export interface StartOptions {
+  /**
+   * A restart the cloud asked for, after the answer has gone out. Default: stop gracefully, then
+   * exit with RESTART_EXIT_CODE for the supervisor; npm start and tests pass their own.
+   */
+  onRestart?: (() => Promise<void> | void) | undefined;
+  /** Does an applied update work? (See appliance/fleet/index.ts for the default.) */
+  healthCheck?: ApplianceFleetDeps['healthCheck'];
+  registry?: Partial<DeviceRegistryOptions> | undefined;
+  restartDelayMs?: number | undefined;
+}
+
+/** The registry hears the broker, and commands for store devices go out through it. */
+function wireDevices(config: ApplianceConfig, broker: ApplianceBroker, devices: DeviceRegistry, log: Logger) {
+  const commands = createDeviceCommands({
+    aedes: broker.aedes,
+    prefix: config.mqtt.prefix,
+    locationId: config.locationId,
+    device: (id) => devices.device(id),
+    timeoutMs: config.devices.commandTimeoutMs,
+    log: log.child({ module: 'device-commands' }),
+  });
+  const detach = attachDeviceRegistry({
+    aedes: broker.aedes,
+    registry: devices,
+    commands,
+    prefix: config.mqtt.prefix,
+    locationId: config.locationId,
+    log: log.child({ module: 'devices' }),
+  });
+  return { commands, detach };
+}
+
 /**
- * Opens the store, starts the device broker, builds the API and listens; stop() drains requests,
- * then stops the broker, then closes the store.
+ * Opens the store, starts the device broker and its registry, builds the API and listens, then
+ * opens the fleet link; stop() closes the fleet link first (no command starts while stopping),
+ * drains requests, then stops the registry and the broker, then closes the store.
  */
 export async function startAppliance(
   config: ApplianceConfig,
   log: Logger = pino({ level: config.logLevel }),
+  options: StartOptions = {},
 ) {
   const db = openApplianceDb(config.dataDir);
-  const deps = { db, clock: systemClock, newId };
+  const deps = { db, clock: systemClock, newId, log, registry: options.registry };
   const services = createApplianceServices(config, deps);
+  services.devices.start();
   const broker = await startBroker(brokerOptions(config, services.auth, log)).catch((error: unknown) => {
+    services.devices.stop();
     db.close();
     throw error;
   });
+  const wired = wireDevices(config, broker, services.devices, log);
   const app = await buildApplianceApp(config, { ...deps, broker }, services);
+  const closeDevices = async () => {
+    wired.commands.close();
+    wired.detach();
+    services.devices.stop();
+    await broker.close();
+  };
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     await app.close();
-    await broker.close();
+    await closeDevices();
     db.close();
     throw error;
   }
   app.sync?.start();
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  return {
-    app,
-    port,
-    broker,
-    async stop() {
+  let fleet: ApplianceFleet | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await fleet?.link.close();
       // close() stops accepting connections and waits for the requests in flight.
       await app.close();
-      await broker.close();
+      await closeDevices();
       db.close();
-    },
+    })();
+    return stopping;
   };
+  const restart =
+    options.onRestart ??
+    (async () => {
+      await stop();
+      process.exit(RESTART_EXIT_CODE);
+    });
+  if (config.fleet) {
+    fleet = await createApplianceFleet(config.fleet, {
+      db,
+      clock: systemClock,
+      log,
+      tenantId: config.tenantId,
+      dataDir: config.dataDir,
+      version: PACKAGE_VERSION,
+      syncNow: app.sync ? () => app.sync!.syncNow() : undefined,
+      restartSelf: () => {
+        log.warn('restarting at the cloud’s request');
+        Promise.resolve(restart()).catch((error: unknown) => log.error({ err: error }, 'restart failed'));
+      },
+      devices: services.devices,
+      deviceCommands: wired.commands,
+      healthCheck: options.healthCheck,
+      restartDelayMs: options.restartDelayMs,
+    });
+  }
+  // Not awaited: the store works with the cloud away, and the link keeps trying to reach it.
+  const fleetConnected = fleet?.link.start();
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  return { app, port, broker, services, fleet, fleetConnected, stop };
 }
+
+export type RunningAppliance = Awaited<ReturnType<typeof startAppliance>>;
 
 async function main() {
   let config: ApplianceConfig;
@@ -101,6 +193,7 @@ async function main() {
       locationId: config.locationId,
       mqttTls: appliance.broker.tlsPort,
       mqttTcp: appliance.broker.tcpPort,
+      fleet: config.fleet?.url ?? null,
     },
     'appliance listening',
   );

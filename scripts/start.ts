@@ -7,10 +7,11 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pino from 'pino';
 import { loadApplianceConfig } from '../appliance/config.ts';
-import { startAppliance } from '../appliance/main.ts';
+import { type RunningAppliance, type StartOptions, startAppliance } from '../appliance/main.ts';
 import { type CloudConfig, ConfigError, loadCloudConfig } from '../cloud/config.ts';
 import { startCloud } from '../cloud/main.ts';
 import type { CloudServices } from '../cloud/services.ts';
+import { deviceTopic } from '../shared/mqtt/topics.ts';
 import { stopOnSignal } from '../shared/process/stop-on-signal.ts';
 import { type DemoStaff, seedDemoAppliance } from './demo-appliance.ts';
 
@@ -68,8 +69,17 @@ async function demoCredential(
   return credential;
 }
 
-/** The demo store's appliance: same tenant and location as the cloud's demo, staff with PINs. */
-async function startDemoAppliance(services: CloudServices, cloudUrl: string, dataDir: string, host: string) {
+/**
+ * The demo store's appliance: same tenant and location as the cloud's demo, staff with PINs, its
+ * fleet link on the cloud's broker. A restart the cloud asks for stops it and starts it again in
+ * this process (the cloud shares it, so the process must not exit) on the same port.
+ */
+async function startDemoAppliance(
+  services: CloudServices,
+  cloud: { url: string; fleetUrl: string | undefined },
+  dataDir: string,
+  host: string,
+) {
   const tenant = (await services.tenancy.tenantBySlug(DEMO.tenant.slug))!;
   const location = (await services.tenancy.listLocations(tenant.id, { limit: 1 })).items[0]!;
   const members = (await services.tenancy.listMembers(tenant.id, { limit: 200 })).items.filter(
@@ -85,16 +95,34 @@ async function startDemoAppliance(services: CloudServices, cloudUrl: string, dat
     APPLIANCE_HOST: host,
     APPLIANCE_STORE_NAME: location.name,
     APPLIANCE_TIMEZONE: location.timezone,
-    CLOUD_URL: cloudUrl,
+    CLOUD_URL: cloud.url,
     APPLIANCE_CLOUD_CREDENTIAL: await demoCredential(services, tenant.id, location.id, dataDir),
+    ...(cloud.fleetUrl ? { APPLIANCE_FLEET_URL: cloud.fleetUrl } : {}),
+    // Devices on this machine (mosquitto_pub, a simulator) without certificates: plain TCP on a
+    // free port unless one is asked for; 1883 is often another broker's.
+    APPLIANCE_MQTT_PORT: process.env.APPLIANCE_MQTT_PORT ?? '0',
     LOG_LEVEL: 'warn',
   });
   await seedDemoAppliance(
     config,
     staff.filter((s): s is NonNullable<typeof s> => s !== undefined) as DemoStaff[],
   );
-  const appliance = await startAppliance(config);
-  return { appliance, fellBack };
+  let appliance: RunningAppliance;
+  const options: StartOptions = {
+    onRestart: async () => {
+      const { port: bound, broker } = appliance;
+      await appliance.stop();
+      const mqtt = { ...config.mqtt, tcpPort: broker.tcpPort };
+      appliance = await startAppliance({ ...config, port: bound, mqtt }, undefined, options);
+    },
+  };
+  appliance = await startAppliance(config, undefined, options);
+  return {
+    get appliance() {
+      return appliance;
+    },
+    fellBack,
+  };
 }
 
 /** Creates the demo tenant, its store and its two users once; later starts find them in place. */
@@ -137,16 +165,33 @@ function banner(url: string, chosenPort: string) {
   ].join('\n');
 }
 
-function applianceBanner(url: string, note: string) {
+function applianceBanner(
+  url: string,
+  note: string,
+  appliance: RunningAppliance,
+  fleetUrl: string | undefined,
+) {
   const pin = JSON.stringify({ identifier: DEMO.staff.username, pin: DEMO.staff.pin });
+  const telemetry = deviceTopic({
+    deviceType: 'sensor',
+    locationId: appliance.services.location.get().location_id,
+    deviceId: 'fridge-1',
+    channel: 'telemetry',
+  });
   return [
-    `Demo store      ${url}${note}   (appliance: orders, kitchen, payments, stock, time clock; syncs with the cloud)`,
+    `Demo store      ${url}${note}   (appliance: orders, kitchen, payments, stock, time clock, devices; syncs with the cloud)`,
     `Store API docs  ${url}/docs`,
+    `Store MQTT      mqtt://127.0.0.1:${appliance.broker.tcpPort}   (development listener: no certificates, no ACL)`,
+    ...(fleetUrl
+      ? [`Fleet broker    ${fleetUrl}   (the cloud's commands reach the store's appliance here)`]
+      : []),
     '',
     'Try, at the store:',
     `  curl -s ${url}/v1/auth/login/pin -H 'content-type: application/json' -d '${pin}'`,
     `  curl -s ${url}/v1/commerce/menu/items -H "authorization: Bearer <access_token>"`,
     `  curl -s ${url}/v1/sync/status -H "authorization: Bearer <access_token>"`,
+    `  mosquitto_pub -p ${appliance.broker.tcpPort} -i fridge-1 -t ${telemetry} -m '{"temperature_c": 4.2}'`,
+    `  curl -s ${url}/v1/devices -H "authorization: Bearer <access_token>"`,
     '',
   ].join('\n');
 }
@@ -166,11 +211,16 @@ async function main() {
   const cloud = await startCloud({ ...config, port: fallback ? 0 : requested }, { beforeListen: seedDemo });
   const url = `http://${config.host}:${cloud.port}`;
   const note = fallback ? `   (port ${requested} was taken; chose ${cloud.port})` : '';
-  const store = await startDemoAppliance(cloud.services, url, config.dataDir, config.host);
+  const store = await startDemoAppliance(
+    cloud.services,
+    { url, fleetUrl: cloud.fleet?.url },
+    config.dataDir,
+    config.host,
+  );
   const storeUrl = `http://${config.host}:${store.appliance.port}`;
   const storeNote = store.fellBack ? `   (port 8090 was taken; chose ${store.appliance.port})` : '';
   process.stdout.write(banner(url, note));
-  process.stdout.write(applianceBanner(storeUrl, storeNote));
+  process.stdout.write(applianceBanner(storeUrl, storeNote, store.appliance, cloud.fleet?.url));
   stopOnSignal(
     async () => {
       await store.appliance.stop();

@@ -20,10 +20,17 @@ export const EVENT_CATALOG = {
 } as const;
 
 /**
- * Time punches: the admin interface publishes them, the subscription interface has no such events,
- * so they stay out of EVENT_CATALOG yet sync to the cloud like any domain event.
+ * Events of the store that neither webhook catalog lists, yet that sync to the cloud like any
+ * domain event. Time punches: the admin interface publishes them, the subscription interface has
+ * no such events. A device's temperature alert: its data is spec document 3's device form of an
+ * incident (`type: 'temperature_alert'`, `device_id`, `location_id`, `severity`, `description`),
+ * which the cloud's alerting (issue 10) opens an incident from.
  */
-export const STORE_ONLY_EVENTS = ['employee.clocked_in', 'employee.clocked_out'] as const;
+export const STORE_ONLY_EVENTS = [
+  'employee.clocked_in',
+  'employee.clocked_out',
+  'device.temperature_alert',
+] as const;
 
 export type EventCategory = keyof typeof EVENT_CATALOG;
 export type SubscriptionEventType = (typeof EVENT_CATALOG)[EventCategory][number];

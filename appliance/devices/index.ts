@@ -1,6 +1,7 @@
 /**
  * The store's devices: the MQTT broker they talk to (TLS with device certificates, WebSocket for
- * browser screens), its ACL, and its persistence on the appliance's disk.
+ * browser screens), its ACL, and its persistence on the appliance's disk; the registry of what
+ * it sees of them (status, telemetry, alerts) and the commands passed on to them.
  */
 export {
   type ApplianceBroker,
@@ -9,3 +10,12 @@ export {
   startBroker,
 } from './broker/index.ts';
 export { mqttWebSocketRoutes } from './broker/websocket-route.ts';
+export {
+  attachDeviceRegistry,
+  createDeviceCommands,
+  createDeviceRegistry,
+  type DeviceCommands,
+  type DeviceRegistry,
+  type DeviceRegistryOptions,
+  deviceRoutes,
+} from './registry/index.ts';

@@ -157,13 +157,16 @@ export function createApplianceFleetLink(options: ApplianceFleetLinkOptions) {
       for (const controller of running.values()) controller.abort();
       if (!client) return;
       const closing = client;
+      // Away from the broker there is nobody to tell and nothing in flight to wait for: a
+      // graceful end would wait for a connection that may never come back.
+      if (!closing.connected) {
+        await closing.endAsync(true);
+        return;
+      }
       closing.publish(
         topic('status'),
         JSON.stringify({ online: false, at: now(), version: options.version }),
-        {
-          qos: 1,
-          retain: true,
-        },
+        { qos: 1, retain: true },
       );
       await closing.endAsync();
     },

@@ -66,7 +66,11 @@ export function createUpdater(options: UpdaterOptions) {
     await rename(`${stateFile}.tmp`, stateFile);
   }
 
-  async function download(update: SignedUpdate, signal: AbortSignal | undefined) {
+  async function download(
+    update: SignedUpdate,
+    signal: AbortSignal | undefined,
+    onProgress: ((progress: UpdateProgress) => void) | undefined,
+  ) {
     const target = versionDir(update.version);
     await mkdir(target, { recursive: true });
     const part = join(target, 'artifact.part');
@@ -82,7 +86,7 @@ export function createUpdater(options: UpdaterOptions) {
       received += chunk.length;
       digest.update(chunk);
       if (received > update.size) body.destroy(new Error('the artifact is larger than its manifest says'));
-      options.onProgress?.({ version: update.version, received, total: update.size });
+      onProgress?.({ version: update.version, received, total: update.size });
     });
     await pipeline(body, createWriteStream(part), { signal: signal ?? undefined });
     if (received !== update.size) throw new Error(`got ${received} bytes, the manifest says ${update.size}`);
@@ -108,7 +112,12 @@ export function createUpdater(options: UpdaterOptions) {
   return {
     current,
 
-    async apply(update: SignedUpdate, signal?: AbortSignal): Promise<UpdateOutcome> {
+    /** `onProgress` (this apply's) takes the place of the updater's own. */
+    async apply(
+      update: SignedUpdate,
+      signal?: AbortSignal,
+      onProgress: ((progress: UpdateProgress) => void) | undefined = options.onProgress,
+    ): Promise<UpdateOutcome> {
       const problem = manifestProblem(update, options.publicKey);
       if (problem) {
         log.warn({ version: update.version, problem }, 'update refused');
@@ -117,7 +126,7 @@ export function createUpdater(options: UpdaterOptions) {
       const previous = await current();
       if (previous === update.version) return { state: 'applied', version: update.version, previous };
       try {
-        await download(update, signal);
+        await download(update, signal, onProgress);
       } catch (error) {
         await rm(versionDir(update.version), { recursive: true, force: true });
         if (signal?.aborted) return { state: 'cancelled', version: update.version };

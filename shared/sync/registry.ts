@@ -1,3 +1,5 @@
+import { DEVICE_TYPES } from '../mqtt/topics.ts';
+
 /**
  * The synced tables: for each, how a conflict is settled, which way its rows travel, whose rows
  * they are, and the fields a change carries. Both sides read this one list; a table missing from
@@ -242,6 +244,39 @@ export const SYNC_TABLES = {
     },
     enums: { status: ['active', 'disabled'] },
     why: 'People and their PIN hashes are managed in the cloud only; a store never edits them.',
+  },
+  store_devices: {
+    strategy: 'server_wins',
+    direction: 'up',
+    scope: 'location',
+    key: 'id',
+    columns: {
+      id: 'text',
+      location_id: 'text',
+      device_type: 'text',
+      status: 'text',
+      firmware: 'text?',
+      first_seen_at: 'text',
+      last_seen_at: 'text',
+      updated_at: 'text',
+    },
+    enums: { device_type: DEVICE_TYPES, status: ['online', 'offline'] },
+    why: 'Only the store’s broker sees its devices, so only the store writes these rows, each version replacing the last; a change is made when a device comes, goes or changes firmware (and its last sighting at most every few minutes), never per message. server_wins settles the one clash possible, a store rebuilt from empty: the cloud’s row stands and the store carries on from its version.',
+  },
+  device_telemetry_minutes: {
+    strategy: 'append_only',
+    direction: 'up',
+    scope: 'location',
+    key: 'id',
+    columns: {
+      id: 'text',
+      device_id: 'text',
+      location_id: 'text',
+      minute: 'text',
+      samples: 'integer',
+      metrics: 'json',
+    },
+    why: 'A minute that has passed never changes, so its summary is written once. The store keeps every sample for its own charts; the cloud gets one row per device and minute (count, min, max, mean, last per metric), which bounds sync volume whatever rate a sensor reports at.',
   },
   events: {
     strategy: 'append_only',

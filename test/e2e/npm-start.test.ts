@@ -4,7 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { connectAsync } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
+import { deviceTopic } from '../../shared/mqtt/topics.ts';
 import { createReceiver, type Receiver } from '../support/webhooks.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -39,15 +41,17 @@ describe('npm start', () => {
     });
     child = system;
     let printed = '';
-    const urls = await new Promise<{ cloud: string; store: string }>((resolve, reject) => {
+    const urls = await new Promise<{ cloud: string; store: string; mqtt: string }>((resolve, reject) => {
       system.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${printed}`)));
       system.stdout!.on('data', (chunk: Buffer) => {
         printed += chunk.toString();
         const cloud = /Cloud gateway\s+(http:\S+)/.exec(printed)?.[1];
         const store = /Demo store\s+(http:\S+)/.exec(printed)?.[1];
-        if (cloud && store) resolve({ cloud, store });
+        const mqtt = /Store MQTT\s+(mqtt:\S+)/.exec(printed)?.[1];
+        if (cloud && store && mqtt) resolve({ cloud, store, mqtt });
       });
     });
+    expect(printed).toMatch(/Fleet broker\s+mqtt:\/\/\S+/);
 
     const admin = await post(`${urls.cloud}/v1/auth/login`, {
       email: 'admin@demo.test',
@@ -114,6 +118,29 @@ describe('npm start', () => {
       .update(`${delivered.headers['x-service-timestamp']}.${delivered.body}`)
       .digest('hex');
     expect(delivered.headers['x-service-signature']).toBe(`sha256=${signed}`);
+
+    // A sensor on the store's broker shows on the store's device board, its reading with it.
+    const locationId = locations.data[0]!.id;
+    const fridge = await connectAsync(urls.mqtt, { clientId: 'fridge-1', reconnectPeriod: 0 });
+    const telemetry = deviceTopic({
+      deviceType: 'sensor',
+      locationId,
+      deviceId: 'fridge-1',
+      channel: 'telemetry',
+    });
+    await fridge.publishAsync(telemetry, JSON.stringify({ temperature_c: 3.5 }), { qos: 1 });
+    await expect
+      .poll(
+        async () => {
+          const board = (await (
+            await fetch(`${urls.store}/v1/devices`, { headers: { authorization: `Bearer ${token}` } })
+          ).json()) as { data: Array<Record<string, unknown>> };
+          return board.data[0];
+        },
+        { timeout: 5000 },
+      )
+      .toMatchObject({ id: 'fridge-1', status: 'online', last_telemetry: { temperature_c: 3.5 } });
+    await fridge.endAsync();
 
     system.kill('SIGTERM');
     const code = await new Promise((resolve) => system.once('exit', resolve));

@@ -12,6 +12,8 @@ import * as sync from './0010-sync.ts';
 import * as locationUpsert from './0011-location-upsert.ts';
 import * as cloudNames from './0012-cloud-names.ts';
 import * as fleetCommands from './0013-fleet-commands.ts';
+import * as deviceRegistry from './0014-device-registry.ts';
+import * as fleetSettings from './0015-fleet-settings.ts';
 
 export interface ApplianceMigration {
   version: number;
@@ -40,4 +42,6 @@ export const migrations: ApplianceMigration[] = [
   locationUpsert.migration,
   cloudNames.migration,
   fleetCommands.migration,
+  deviceRegistry.migration,
+  fleetSettings.migration,
 ];

@@ -1,0 +1,113 @@
+/**
+ * What the appliance does with each command of the fleet link. A handler's answer is the
+ * command's result; a throw fails the command with the message as its reason (the link
+ * acknowledges either way, and cancels an update by aborting its signal).
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import type { CommandKind, FleetCommand } from '../../shared/devices/fleet-protocol.ts';
+import { type DeviceCommands, type DeviceRegistry, DeviceSettingsSchema } from '../devices/registry/index.ts';
+import type { SyncRound } from '../sync/client.ts';
+import type { CommandContext, CommandHandler } from './link.ts';
+import { type PushedSettings, type SettingsStore, settingsProblem } from './settings.ts';
+import type { Updater } from './updater.ts';
+
+/** A manifest as the update command carries it (shared/devices/update-manifest.ts). */
+const SignedUpdateSchema = Type.Object({
+  version: Type.String(),
+  url: Type.String(),
+  size: Type.Integer(),
+  sha256: Type.String(),
+  signature: Type.String(),
+});
+type SignedUpdatePayload = Static<typeof SignedUpdateSchema>;
+
+/** Progress is reported in steps of this much, not per chunk of the download. */
+const PROGRESS_STEP = 0.05;
+
+export interface FleetHandlerDeps {
+  /** The sync worker's run-now; undefined when sync is not configured. */
+  syncNow: (() => Promise<SyncRound | undefined>) | undefined;
+  /** Stops the appliance gracefully and has it started again (main.ts: exit for the supervisor). */
+  restartSelf: () => void;
+  devices: DeviceRegistry;
+  deviceCommands: DeviceCommands | undefined;
+  settings: SettingsStore;
+  /** Undefined without the cloud's update key: every update is then refused. */
+  updater: Updater | undefined;
+  /** The restart after the ack has left; tests shorten it. */
+  restartDelayMs?: number;
+}
+
+const fail = (reason: string): never => {
+  throw new Error(reason);
+};
+
+export function createFleetHandlers(deps: FleetHandlerDeps): Partial<Record<CommandKind, CommandHandler>> {
+  // The answer goes out first (the link publishes it when the handler returns); then the restart,
+  // whose graceful stop closes the fleet link, which waits for that answer to be delivered.
+  const restartSoon = () => setTimeout(deps.restartSelf, deps.restartDelayMs ?? 250);
+
+  async function syncNow() {
+    if (!deps.syncNow) return fail('sync is not configured on this appliance');
+    const round = await deps.syncNow();
+    if (!round) return fail('the sync round did not reach the cloud; it retries with back-off');
+    return { ...round };
+  }
+
+  async function restart(command: FleetCommand, context: CommandContext) {
+    if (!command.device_id) {
+      restartSoon();
+      return { restarting: true };
+    }
+    if (!deps.deviceCommands) return fail('the device broker is not running');
+    await deps.deviceCommands.send(
+      command.device_id,
+      { command_id: command.id, kind: 'restart', expires_at: command.expires_at },
+      context.signal,
+    );
+    return { device_id: command.device_id, answered: true };
+  }
+
+  async function settings(command: FleetCommand) {
+    if (command.device_id) {
+      // A store device's own settings (its temperature limits): kept by the registry.
+      if (!Value.Check(DeviceSettingsSchema, command.payload))
+        return fail(
+          `device settings: ${Value.Errors(DeviceSettingsSchema, command.payload).First()?.message}`,
+        );
+      deps.devices.putSettings(command.device_id, command.payload);
+      return { device_id: command.device_id };
+    }
+    const problem = settingsProblem(command.payload);
+    if (problem) return fail(`settings refused: ${problem}`);
+    return { sections: deps.settings.save(command.payload as PushedSettings, command.id) };
+  }
+
+  async function update(command: FleetCommand, context: CommandContext) {
+    if (command.device_id) return fail('the appliance does not update store devices');
+    if (!deps.updater)
+      return fail('no update key is configured (APPLIANCE_UPDATE_PUBLIC_KEY): updates are refused');
+    if (!Value.Check(SignedUpdateSchema, command.payload))
+      return fail('the update carries no signed manifest');
+    const manifest = command.payload as SignedUpdatePayload;
+    let reported = 0;
+    const outcome = await deps.updater.apply(manifest, context.signal, ({ received, total }) => {
+      const fraction = total > 0 ? received / total : 0;
+      if (fraction - reported < PROGRESS_STEP && fraction < 1) return;
+      reported = fraction;
+      context.progress(fraction);
+    });
+    if (outcome.state === 'cancelled') return fail('cancelled');
+    if (outcome.state !== 'applied') return fail(`${outcome.state}: ${outcome.reason}`);
+    // The new version runs once the appliance starts again from it.
+    if (outcome.previous !== outcome.version) restartSoon();
+    return {
+      version: outcome.version,
+      previous: outcome.previous ?? null,
+      restarting: outcome.previous !== outcome.version,
+    };
+  }
+
+  return { sync_now: syncNow, restart, settings, update };
+}

@@ -1,0 +1,86 @@
+/**
+ * The appliance's end of the fleet link (issue 6): its MQTT connection to the cloud's broker, the
+ * journal that makes each command act once, and what each command does here: sync now, restart
+ * (itself, or a store device through its broker), settings, and signed over-the-air updates.
+ */
+import { access, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Clock } from '../../shared/clock.ts';
+import type { FleetSettings } from '../config.ts';
+import type { ApplianceDatabase } from '../db/index.ts';
+import type { DeviceCommands, DeviceRegistry } from '../devices/registry/index.ts';
+import type { SyncRound } from '../sync/client.ts';
+import { createFleetHandlers } from './handlers.ts';
+import { createCommandJournal } from './journal.ts';
+import { createApplianceFleetLink } from './link.ts';
+import { createSettingsStore } from './settings.ts';
+import { createUpdater, type UpdaterOptions } from './updater.ts';
+
+export { type ApplianceFleetLink, createApplianceFleetLink } from './link.ts';
+export { createSettingsStore, type PushedSettings, type SettingsStore } from './settings.ts';
+
+export interface ApplianceFleetDeps {
+  db: ApplianceDatabase;
+  clock: Clock;
+  log: Logger;
+  tenantId: string;
+  dataDir: string;
+  /** The version this build calls itself when no update has been applied yet. */
+  version: string;
+  syncNow: (() => Promise<SyncRound | undefined>) | undefined;
+  restartSelf: () => void;
+  devices: DeviceRegistry;
+  deviceCommands: DeviceCommands | undefined;
+  /** Does an applied version work? Default: its folder holds the downloaded artifact. */
+  healthCheck?: UpdaterOptions['healthCheck'] | undefined;
+  restartDelayMs?: number | undefined;
+}
+
+const artifactPresent: UpdaterOptions['healthCheck'] = (versionDir) =>
+  access(join(versionDir, 'artifact')).then(
+    () => true,
+    () => false,
+  );
+
+async function tlsFiles(tls: FleetSettings['tls']) {
+  if (!tls) return undefined;
+  const [key, cert, ca] = await Promise.all(
+    [tls.keyFile, tls.certFile, tls.caFile].map((file) => readFile(file)),
+  );
+  return { key: key!, cert: cert!, ca: ca! };
+}
+
+/** Builds the link (not connected yet: `start()` connects, and keeps trying while the cloud is away). */
+export async function createApplianceFleet(settings: FleetSettings, deps: ApplianceFleetDeps) {
+  const log = deps.log.child({ module: 'fleet' });
+  const updater = settings.updatePublicKeyFile
+    ? createUpdater({
+        dir: join(deps.dataDir, 'updates'),
+        publicKey: await readFile(settings.updatePublicKeyFile, 'utf8'),
+        healthCheck: deps.healthCheck ?? artifactPresent,
+        log,
+      })
+    : undefined;
+  if (!updater) log.warn('APPLIANCE_UPDATE_PUBLIC_KEY is not set: over-the-air updates will be refused');
+  const recovered = await updater?.recover();
+  if (recovered) log.warn({ outcome: recovered }, 'an update cut short by a stop was settled');
+  const store = createSettingsStore(deps.db, deps.clock);
+  const link = createApplianceFleetLink({
+    url: settings.url,
+    tls: await tlsFiles(settings.tls),
+    username: settings.applianceId,
+    password: settings.credential,
+    tenantId: deps.tenantId,
+    applianceId: settings.applianceId,
+    prefix: settings.prefix,
+    version: (await updater?.current()) ?? deps.version,
+    journal: createCommandJournal(deps.db),
+    handlers: createFleetHandlers({ ...deps, settings: store, updater }),
+    clock: deps.clock,
+    log,
+  });
+  return { link, settings: store, updater };
+}
+
+export type ApplianceFleet = Awaited<ReturnType<typeof createApplianceFleet>>;
