@@ -13,6 +13,8 @@ import {
   summarizeApplianceOrders,
 } from './appliance-orders.ts';
 import { type AuthBenchOptions, runAuthBench, summarizeAuth } from './auth.ts';
+import { summarizeMqtt } from './mqtt/report.ts';
+import { runMqttBench } from './mqtt.ts';
 import type { Backend } from './sync/observe.ts';
 import { summarizeSync } from './sync/report.ts';
 import { runSyncBench, SYNC_BACKENDS } from './sync.ts';
@@ -63,6 +65,14 @@ const BENCHMARKS: Record<string, Benchmark> = {
       const backends = options.backend ? [options.backend] : [...WEBHOOK_BACKENDS];
       const report = await runWebhooksBench({ ...options, backends });
       return { report, summary: summarizeWebhooks(report), ok: report.valid };
+    },
+  },
+  mqtt: {
+    description:
+      'device broker (TCP, TLS + ACL) against Mosquitto: 10 publishers, 1 subscriber, QoS 0/1, saturated, paced, slow subscriber',
+    async run(options) {
+      const report = await runMqttBench({ quick: options.quick, cpuProfileDir: options.cpuProfileDir });
+      return { report, summary: summarizeMqtt(report), ok: report.valid };
     },
   },
 };

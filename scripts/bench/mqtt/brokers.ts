@@ -1,0 +1,161 @@
+/**
+ * The brokers the same load runs against, one at a time, each in a process of its own: Mosquitto
+ * with its own configuration, and ours (broker.ts) on plain TCP and on TLS with the ACL. Each says
+ * where it listens, how to reach its process (memory, CPU) and what it logged.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../lib/children.ts';
+import type { BrokerUnderTest, HeapPeak } from './cases.ts';
+import { type Mosquitto, startMosquitto } from './mosquitto.ts';
+import { memoryOf } from './proc.ts';
+import { clientSpecs, type Identities, LOCATION } from './targets.ts';
+
+export const BROKER_NAMES = ['mosquitto', 'ours-tcp', 'ours-tls-acl'] as const;
+export type BrokerName = (typeof BROKER_NAMES)[number];
+
+export const BROKER_DESCRIPTIONS: Record<BrokerName, string> = {
+  mosquitto:
+    'Mosquitto, plain TCP, its own configuration: listener on a free loopback port, allow_anonymous true, persistence false, everything else at its defaults (max_inflight_messages 20, max_queued_messages 1000)',
+  'ours-tcp':
+    'the appliance broker (startBroker, Aedes), plain TCP development listener: developer principal, no identity or ACL checks',
+  'ours-tls-acl':
+    'the appliance broker (startBroker, Aedes), TLS 1.2+ with client certificates of the device CA, identity from the certificate, topic ACL on every publish, subscribe and delivery',
+};
+
+const BROKER = fileURLToPath(new URL('./broker.ts', import.meta.url));
+
+export interface StartedBroker extends BrokerUnderTest {
+  name: BrokerName;
+  port: number;
+  version: string | null;
+  /** VmRSS and VmHWM now; undefined once stopped. */
+  memory(): { rss_mb: number; hwm_mb: number } | undefined;
+  stop(): Promise<void>;
+}
+
+export interface BrokerContext {
+  identities: Identities;
+  workDir: string;
+  cpuProfileDir: string | undefined;
+}
+
+type MemoryUsage = Record<'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', number>;
+interface LogEntry {
+  level: number;
+  msg: string;
+  reason?: string;
+  memory?: MemoryUsage;
+}
+
+const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+/** The largest of each figure of `process.memoryUsage()` the broker logged. */
+function heapPeak(entries: LogEntry[]): HeapPeak | null {
+  const samples = entries.flatMap((entry) => (entry.memory ? [entry.memory] : []));
+  if (samples.length === 0) return null;
+  const peak = (key: keyof MemoryUsage) => mb(Math.max(...samples.map((sample) => sample[key])));
+  return {
+    heap_total_mb: peak('heapTotal'),
+    heap_used_mb: peak('heapUsed'),
+    external_mb: peak('external'),
+    array_buffers_mb: peak('arrayBuffers'),
+  };
+}
+
+/** Our broker's log since a byte offset: warnings by message (and reason), and its memory. */
+function pinoLog(file: string) {
+  const size = () => {
+    try {
+      return statSync(file).size;
+    } catch {
+      return 0;
+    }
+  };
+  return {
+    mark: size,
+    since(mark: number) {
+      const text = readFileSync(file).subarray(mark).toString('utf8');
+      const entries = text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as LogEntry);
+      const warnings: Record<string, number> = {};
+      for (const entry of entries) {
+        if (entry.level < 40) continue;
+        const key = entry.reason ? `${entry.msg}: ${entry.reason}` : entry.msg;
+        warnings[key] = (warnings[key] ?? 0) + 1;
+      }
+      return { warnings, memory: heapPeak(entries) };
+    },
+  };
+}
+
+/** Mosquitto's log lines since an index, without timestamps, ports and our client ids. */
+function mosquittoLog(mosquitto: Mosquitto, clientIds: string[]) {
+  const normalize = (line: string) => {
+    let text = line.replace(/^\d+: /, '').replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>');
+    for (const id of clientIds) text = text.replaceAll(id, '<client>');
+    return text.replace(/ \(p\d+, c\d+, k\d+\)/, '');
+  };
+  return {
+    mark: () => mosquitto.lines.length,
+    since(mark: number) {
+      const warnings: Record<string, number> = {};
+      for (const line of mosquitto.lines.slice(mark)) {
+        const key = normalize(line);
+        if (key) warnings[key] = (warnings[key] ?? 0) + 1;
+      }
+      return { warnings, memory: null };
+    },
+  };
+}
+
+async function startMosquittoUnderTest(context: BrokerContext): Promise<StartedBroker> {
+  const mosquitto = await startMosquitto(context.workDir);
+  const specs = clientSpecs(context.identities, `mqtt://127.0.0.1:${mosquitto.port}`, false);
+  const clientIds = [...specs.publishers, specs.subscriber].map((spec) => spec.clientId);
+  return {
+    name: 'mosquitto',
+    pid: mosquitto.pid,
+    port: mosquitto.port,
+    version: mosquitto.version,
+    ...specs,
+    log: mosquittoLog(mosquitto, clientIds),
+    memory: () => memoryOf(mosquitto.pid),
+    stop: mosquitto.stop,
+  };
+}
+
+async function startOurs(name: 'ours-tcp' | 'ours-tls-acl', context: BrokerContext): Promise<StartedBroker> {
+  const tls = name === 'ours-tls-acl';
+  const logFile = join(context.workDir, `${name}.log`);
+  const server = await startServer({
+    file: BROKER,
+    env: {
+      MQTT_BENCH_LISTENER: tls ? 'tls' : 'tcp',
+      MQTT_BENCH_CERTS: context.identities.certDir,
+      MQTT_BENCH_LOCATION: LOCATION,
+      MQTT_BENCH_LOG: logFile,
+    },
+    keys: ['port', 'pid'],
+    cpuProfileDir: context.cpuProfileDir && join(context.cpuProfileDir, `mqtt-${name}`),
+  });
+  const { port, pid } = server.announced as { port: number; pid: number };
+  const scheme = tls ? 'mqtts' : 'mqtt';
+  return {
+    name,
+    pid,
+    port,
+    version: null,
+    ...clientSpecs(context.identities, `${scheme}://127.0.0.1:${port}`, tls),
+    log: pinoLog(logFile),
+    memory: () => memoryOf(pid),
+    stop: server.stop,
+  };
+}
+
+export function startBrokerUnderTest(name: BrokerName, context: BrokerContext) {
+  return name === 'mosquitto' ? startMosquittoUnderTest(context) : startOurs(name, context);
+}
