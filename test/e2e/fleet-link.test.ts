@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openApplianceDb } from '../../appliance/db/index.ts';
 import { createCommandJournal } from '../../appliance/fleet/journal.ts';
 import { type CommandHandler, createApplianceFleetLink } from '../../appliance/fleet/link.ts';
@@ -18,7 +18,11 @@ import type { FleetAck, FleetCommand, FleetStatus } from '../../shared/devices/f
 const log = pino({ level: 'silent' });
 const FIXTURE = fileURLToPath(new URL('./fixtures/fleet-appliance.ts', import.meta.url));
 const TENANT = 'tenant-1';
-const APPLIANCE = `appliance-${randomBytes(4).toString('hex')}`;
+// A fresh appliance (and so a fresh persistent session at the broker) for every test.
+let APPLIANCE = '';
+beforeEach(() => {
+  APPLIANCE = `appliance-${randomBytes(4).toString('hex')}`;
+});
 const CREDENTIAL = 'sak_test.secret';
 
 interface Peer {
@@ -111,9 +115,11 @@ describe.each(peers)('fleet link over $name', (peer) => {
     await appliance().start();
     const sync = command('sync_now');
     await cloud.send(TENANT, APPLIANCE, sync);
-    await expect.poll(() => statesOf(acks, sync.id)).toEqual(['received', 'succeeded']);
+    await expect.poll(() => statesOf(acks, sync.id), { timeout: 5000 }).toEqual(['received', 'succeeded']);
     await cloud.send(TENANT, APPLIANCE, sync);
-    await expect.poll(() => statesOf(acks, sync.id)).toEqual(['received', 'succeeded', 'succeeded']);
+    await expect
+      .poll(() => statesOf(acks, sync.id), { timeout: 5000 })
+      .toEqual(['received', 'succeeded', 'succeeded']);
     expect(runs).toBe(1);
     expect(acks.find((a) => a.state === 'succeeded')?.result).toEqual({ runs: 1 });
   });
@@ -129,7 +135,7 @@ describe.each(peers)('fleet link over $name', (peer) => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(runs).toBe(0);
     await appliance().start();
-    await expect.poll(() => statesOf(acks, restart.id)).toEqual(['received', 'succeeded']);
+    await expect.poll(() => statesOf(acks, restart.id), { timeout: 5000 }).toEqual(['received', 'succeeded']);
     expect(runs).toBe(1);
   });
 
@@ -145,13 +151,13 @@ describe.each(peers)('fleet link over $name', (peer) => {
     const unknown = command('settings');
     const update = command('update');
     for (const sent of [late, unknown, update]) await cloud.send(TENANT, APPLIANCE, sent);
-    await expect.poll(() => statesOf(acks, update.id)).toEqual(['received']);
+    await expect.poll(() => statesOf(acks, update.id), { timeout: 5000 }).toEqual(['received']);
     const cancel = command('cancel_update', { payload: { command_id: update.id } });
     await cloud.send(TENANT, APPLIANCE, cancel);
-    await expect.poll(() => statesOf(acks, update.id)).toEqual(['received', 'failed']);
-    await expect.poll(() => statesOf(acks, cancel.id)).toEqual(['succeeded']);
-    await expect.poll(() => statesOf(acks, late.id)).toEqual(['expired']);
-    await expect.poll(() => statesOf(acks, unknown.id)).toEqual(['rejected']);
+    await expect.poll(() => statesOf(acks, update.id), { timeout: 5000 }).toEqual(['received', 'failed']);
+    await expect.poll(() => statesOf(acks, cancel.id), { timeout: 5000 }).toEqual(['succeeded']);
+    await expect.poll(() => statesOf(acks, late.id), { timeout: 5000 }).toEqual(['expired']);
+    await expect.poll(() => statesOf(acks, unknown.id), { timeout: 5000 }).toEqual(['rejected']);
   });
 
   it('shows the appliance online, and offline when it leaves', async () => {
