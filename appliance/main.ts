@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { systemClock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
@@ -18,6 +19,7 @@ import {
   startBroker,
 } from './devices/index.ts';
 import { type ApplianceFleet, type ApplianceFleetDeps, createApplianceFleet } from './fleet/index.ts';
+import { createRevocationList, type RevocationList } from './identity/revocations.ts';
 
 /** A staff token (the appliance's own or the cloud's) admits a screen to the broker over WebSocket. */
 const staffTokens =
@@ -31,7 +33,12 @@ const staffTokens =
     }
   };
 
-function brokerOptions(config: ApplianceConfig, auth: StaffAuth, log: Logger): BrokerOptions {
+function brokerOptions(
+  config: ApplianceConfig,
+  auth: StaffAuth,
+  log: Logger,
+  revocations: RevocationList | undefined,
+): BrokerOptions {
   const { mqtt } = config;
   if (!mqtt.tls)
     log.warn('APPLIANCE_MQTT_TLS_KEY, _CERT and _CA are not set: the MQTT TLS listener for devices is off');
@@ -49,8 +56,22 @@ function brokerOptions(config: ApplianceConfig, auth: StaffAuth, log: Logger): B
       ...(mqtt.tls.crlFile ? { crl: readFileSync(mqtt.tls.crlFile) } : {}),
     },
     verifyToken: staffTokens(auth, config.locationId),
+    ...(revocations ? { isRevoked: revocations.isRevoked } : {}),
     log,
   };
+}
+
+/** With a cloud to ask, the broker refuses certificates the cloud revoked (kept on disk offline). */
+function revocationList(config: ApplianceConfig, log: Logger) {
+  if (!config.cloudUrl) return undefined;
+  const list = createRevocationList({
+    cloudUrl: config.cloudUrl,
+    file: join(config.dataDir, 'revoked-certificates.json'),
+    clock: systemClock,
+    log: log.child({ module: 'revocations' }),
+  });
+  list.start();
+  return list;
 }
 
 /** The exit code that asks the supervisor (systemd, a container runtime) to start the appliance again. */
@@ -107,17 +128,22 @@ export async function startAppliance(
   const deps = { db, clock: systemClock, newId, log, registry: options.registry };
   const services = createApplianceServices(config, deps);
   services.devices.start();
-  const broker = await startBroker(brokerOptions(config, services.auth, log)).catch((error: unknown) => {
-    services.devices.stop();
-    db.close();
-    throw error;
-  });
+  const revocations = revocationList(config, log);
+  const broker = await startBroker(brokerOptions(config, services.auth, log, revocations)).catch(
+    (error: unknown) => {
+      revocations?.stop();
+      services.devices.stop();
+      db.close();
+      throw error;
+    },
+  );
   const wired = wireDevices(config, broker, services.devices, log);
   const app = await buildApplianceApp(config, { ...deps, broker }, services);
   const closeDevices = async () => {
     wired.commands.close();
     wired.detach();
     services.devices.stop();
+    revocations?.stop();
     await broker.close();
   };
   try {
