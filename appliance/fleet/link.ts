@@ -144,11 +144,18 @@ export function createApplianceFleetLink(options: ApplianceFleetLinkOptions) {
       client = mqtt.connect(options.url, clientOptions);
       client.on('message', (_topic, payload) => receive(payload));
       client.on('error', (error) => log.warn({ err: error }, 'fleet link error'));
-      client.on('connect', () => {
-        client?.publish(topic('status'), status(true), { qos: 1, retain: true });
-        client?.subscribe(topic('cmd'), { qos: 1 });
+      // Listening first, then saying it is online: the cloud answers `online` by sending again what
+      // was never acknowledged, and a broker drops what arrives for a topic nobody listens to yet.
+      const ready = new Promise<void>((resolve) => {
+        client!.on('connect', () => {
+          client!
+            .subscribeAsync(topic('cmd'), { qos: 1 })
+            .then(() => client!.publishAsync(topic('status'), status(true), { qos: 1, retain: true }))
+            .then(() => resolve())
+            .catch((error: unknown) => log.warn({ err: error }, 'fleet link could not listen for commands'));
+        });
       });
-      return new Promise((resolve) => client!.once('connect', () => resolve()));
+      return ready;
     },
 
     connected: () => client?.connected === true,
