@@ -86,9 +86,13 @@ function skipDropped(aedes: Aedes, dropped: WeakSet<object>) {
 function logEvents(aedes: Aedes, log: Logger) {
   aedes.on('clientDisconnect', (client) => log.info({ clientId: client.id }, 'client disconnected'));
   aedes.on('keepaliveTimeout', (client) => log.warn({ clientId: client.id }, 'keepalive timed out'));
-  aedes.on('clientError', (client, error) =>
-    log.warn({ clientId: client.id, reason: error.message }, 'client error; connection closed'),
-  );
+  // A connection cut with writes queued reports one error per queued write: once is enough.
+  const reported = new WeakSet<object>();
+  aedes.on('clientError', (client, error) => {
+    if (reported.has(client)) return;
+    reported.add(client);
+    log.warn({ clientId: client.id, reason: error.message }, 'client error; connection closed');
+  });
   aedes.on('connectionError', (_client, error) =>
     log.warn({ reason: error.message }, 'connection failed before CONNECT completed'),
   );
