@@ -34,7 +34,6 @@ export interface CommandDispatchDeps {
  */
 export function createCommandDispatch(deps: CommandDispatchDeps) {
   const { services, link, log } = deps;
-  const sentTo = new Map<string, { tenantId: string; applianceId: string }>();
 
   async function appliancesOf(tenantId: string, locationId: string) {
     const all = await services.sync.listAppliances(tenantId, locationId);
@@ -42,21 +41,33 @@ export function createCommandDispatch(deps: CommandDispatchDeps) {
   }
 
   type Due = Awaited<ReturnType<CloudServices['devices']['dueCommands']>>[number];
-  const toFleetCommand = (row: Due): FleetCommand => ({
-    id: row.id,
-    kind: row.kind,
-    ...(row.device_type === 'appliance' ? {} : { device_id: row.device_id }),
-    payload: JSON.parse(row.payload) as Record<string, unknown>,
-    issued_at: row.created_at,
-    expires_at: row.expires_at,
+  /** The registry's command as the appliance receives it; a command for the appliance itself names no device. */
+  const fleetCommand = (command: {
+    id: string;
+    kind: FleetCommand['kind'];
+    device_id: string;
+    device_type: string;
+    payload: Record<string, unknown>;
+    created_at: string;
+    expires_at: string;
+  }): FleetCommand => ({
+    id: command.id,
+    kind: command.kind,
+    ...(command.device_type === 'appliance' ? {} : { device_id: command.device_id }),
+    payload: command.payload,
+    issued_at: command.created_at,
+    expires_at: command.expires_at,
   });
 
   async function dispatch(row: Due) {
     const appliances = await appliancesOf(row.tenant_id, row.location_id);
     if (appliances.length === 0) return; // it waits until the store has an appliance (or expires)
     for (const applianceId of appliances) {
-      await link.send(row.tenant_id, applianceId, toFleetCommand(row));
-      sentTo.set(row.id, { tenantId: row.tenant_id, applianceId });
+      await link.send(
+        row.tenant_id,
+        applianceId,
+        fleetCommand({ ...row, payload: JSON.parse(row.payload) as Record<string, unknown> }),
+      );
     }
     await services.devices.updateCommand(row.tenant_id, row.id, { state: 'sent' });
   }
@@ -99,14 +110,11 @@ export function createCommandDispatch(deps: CommandDispatchDeps) {
       for (const command of unanswered) {
         const device = await services.devices.getDevice(tenantId, command.device_id);
         await link
-          .send(tenantId, applianceId, {
-            id: command.command_id,
-            kind: command.kind,
-            ...(device.device_type === 'appliance' ? {} : { device_id: command.device_id }),
-            payload: command.payload,
-            issued_at: command.created_at,
-            expires_at: command.expires_at,
-          })
+          .send(
+            tenantId,
+            applianceId,
+            fleetCommand({ ...command, id: command.command_id, device_type: device.device_type }),
+          )
           .catch((error: unknown) =>
             log.warn({ err: error, commandId: command.command_id }, 'fleet command resend failed'),
           );
