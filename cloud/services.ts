@@ -7,6 +7,7 @@ import type { Store } from './db/index.ts';
 import { createDeviceService } from './devices/index.ts';
 import { createEventLog } from './events/index.ts';
 import { locationEvents } from './flows/location-events.ts';
+import { linkStoreDevices } from './flows/store-devices.ts';
 import { createIdentity } from './identity/index.ts';
 import { createSecretHasher } from './identity/secrets.ts';
 import type { ThrottlePolicies } from './identity/throttle.ts';
@@ -84,6 +85,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
       (await sync.provisionAppliance(tenantId, { location_id: locationId, id: applianceId, name }))
         .credential,
   });
+  linkStoreDevices(sync, devices);
   return { audit, tenancy, identity, events, sync, webhooks, devices };
 }
 

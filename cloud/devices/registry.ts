@@ -1,12 +1,20 @@
 /**
  * The device registry: registration with a one-time enrolment token, listing, tokens regenerated,
- * devices revoked for good, and presence as the fleet link hears it.
+ * devices revoked for good, and presence as the fleet link and the stores' brokers see it.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { DeviceType } from '../../shared/mqtt/topics.ts';
+import type { Db } from '../db/index.ts';
 import { type DeviceContext, nowIso, requireDevice } from './context.ts';
 import { deviceRevoked, locationMissing, serialNumberTaken } from './errors.ts';
-import { type DeviceFilter, devices, insertDevice, revokeCertificates, updateDevice } from './store.ts';
+import {
+  type DeviceFilter,
+  devices,
+  insertDevice,
+  recordSighting,
+  revokeCertificates,
+  updateDevice,
+} from './store.ts';
 import { cancelPendingCommands } from './store-commands.ts';
 import type { DeviceRow, RevocationReason } from './tables.ts';
 import { toDevice } from './views.ts';
@@ -33,6 +41,14 @@ function newToken(now: Date) {
     digest: digestToken(token),
     expiresAt: new Date(now.getTime() + TOKEN_TTL_MS).toISOString(),
   };
+}
+
+/** A row of the store's store_devices as sync delivers it. */
+export interface StoreDevice {
+  id: string;
+  status: 'online' | 'offline';
+  firmware?: string | null | undefined;
+  last_seen_at: string;
 }
 
 export function createRegistry(context: DeviceContext) {
@@ -133,8 +149,33 @@ export function createRegistry(context: DeviceContext) {
       return toDevice(await requireDevice(context, tenantId, deviceId));
     },
 
+    /**
+     * In the transaction applying a store's push: its broker's word on its devices (the synced
+     * store_devices rows). Devices the cloud registered at that store take the store's online or
+     * offline, last sighting and firmware; a device not enrolled or revoked keeps its state, and
+     * an id the registry does not have there is ignored.
+     */
+    async applyStoreDevices(trx: Db, tenantId: string, locationId: string, rows: StoreDevice[]) {
+      for (const row of rows) {
+        // The store's clock wrote it; a value that is no time (a corrupt row) is no sighting.
+        if (Number.isNaN(Date.parse(row.last_seen_at))) continue;
+        await recordSighting(trx, tenantId, locationId, row.id, {
+          state: row.status,
+          lastSeenAt: new Date(row.last_seen_at).toISOString(),
+          firmware: row.firmware ?? null,
+          updatedAt: nowIso(context),
+        });
+      }
+    },
+
     /** The fleet link's word on a device: enrolled devices go online or offline; others stay. */
-    async markPresence(tenantId: string, deviceId: string, presence: 'online' | 'offline', at: Date) {
+    async markPresence(
+      tenantId: string,
+      deviceId: string,
+      presence: 'online' | 'offline',
+      at: Date,
+      firmware?: string | undefined,
+    ) {
       const row = await requireDevice(context, tenantId, deviceId);
       if (row.state === 'pending_activation' || row.state === 'revoked') return toDevice(row);
       const seen = at.toISOString();
@@ -143,7 +184,12 @@ export function createRegistry(context: DeviceContext) {
         db,
         tenantId,
         deviceId,
-        { state: presence, last_seen_at: lastSeen, updated_at: nowIso(context) },
+        {
+          state: presence,
+          last_seen_at: lastSeen,
+          updated_at: nowIso(context),
+          ...(firmware ? { firmware_version: firmware } : {}),
+        },
         { notRevoked: true },
       );
       return toDevice(await requireDevice(context, tenantId, deviceId));

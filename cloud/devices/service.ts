@@ -23,8 +23,9 @@ export interface DeviceServiceDeps {
 
 /**
  * The device plane's cloud side in one service: the registry, the CA and certificates, commands and
- * telemetry. The fleet link calls `queueCommand`, `commandsFor`, `updateCommand`, `recordTelemetry`
- * and `markPresence`; the routes call the rest.
+ * telemetry. The fleet link calls `queueCommand`, `commandsFor`, `updateCommand`
+ * and `markPresence`; synced store rows reach `applyStoreDevices` and `recordStoreMinutes`; the routes
+ * call the rest.
  */
 export function createDeviceService(deps: DeviceServiceDeps) {
   const ca = createDeviceCa({

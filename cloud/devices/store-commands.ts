@@ -82,10 +82,15 @@ export const cancelPendingCommands = (db: Db, tenantId: string, deviceId: string
     .where('state', 'in', ['queued', 'sent'])
     .execute();
 
+/** A row already there (a store resending a minute) stays as it is. */
 export const insertTelemetry = (db: Db, rows: DeviceTelemetryRow[]) =>
-  db.insertInto('device_telemetry').values(rows).execute();
+  db
+    .insertInto('device_telemetry')
+    .values(rows)
+    .onConflict((c) => c.column('id').doNothing())
+    .execute();
 
-/** The newest `limit` samples in (from, to], oldest first. */
+/** The newest `limit` rows in (from, to], oldest first. */
 export async function telemetry(
   db: Db,
   tenantId: string,
@@ -95,7 +100,7 @@ export async function telemetry(
 ) {
   const rows = await db
     .selectFrom('device_telemetry')
-    .select(['at', 'metrics'])
+    .select(['at', 'samples', 'metrics'])
     .where('tenant_id', '=', tenantId)
     .where('device_id', '=', deviceId)
     .where('at', '>', window.from)

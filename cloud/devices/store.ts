@@ -162,3 +162,51 @@ export const revokedCertificates = (db: Db, now: string, since?: string) =>
     .$if(since !== undefined, (q) => q.where('revoked_at', '>=', since!))
     .orderBy('revoked_at')
     .execute();
+
+/** Which of these ids are the tenant's devices at that location. */
+export async function deviceIdsAt(db: Db, tenantId: string, locationId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('devices')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('location_id', '=', locationId)
+    .where('id', 'in', ids)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * A store's sighting of its device: an enrolled device takes the presence and firmware (a
+ * pending or revoked one keeps its state); last_seen_at only moves forward.
+ */
+export async function recordSighting(
+  db: Db,
+  tenantId: string,
+  locationId: string,
+  id: string,
+  seen: { state: 'online' | 'offline'; lastSeenAt: string; firmware: string | null; updatedAt: string },
+) {
+  await db
+    .updateTable('devices')
+    .set((eb) => ({
+      state: eb
+        .case()
+        .when('state', 'in', ['active', 'online', 'offline'])
+        .then(seen.state)
+        .else(eb.ref('state'))
+        .end(),
+      firmware_version: seen.firmware === null ? eb.ref('firmware_version') : eb.val(seen.firmware),
+      last_seen_at: eb
+        .case()
+        .when(eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', seen.lastSeenAt)]))
+        .then(seen.lastSeenAt)
+        .else(eb.ref('last_seen_at'))
+        .end(),
+      updated_at: seen.updatedAt,
+    }))
+    .where('tenant_id', '=', tenantId)
+    .where('location_id', '=', locationId)
+    .where('id', '=', id)
+    .execute();
+}

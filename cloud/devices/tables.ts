@@ -95,8 +95,14 @@ export interface DeviceTelemetryRow {
   id: string;
   tenant_id: string;
   device_id: string;
+  /** The sample's time, or the start of the minute a store summarised. */
   at: string;
-  /** JSON object of metric name to value; numbers are aggregated. */
+  /** Samples the row stands for: 1 for a sample, the minute's count for a store's summary. */
+  samples: number;
+  /**
+   * JSON object of metric name to a number (a sample) or a minute's `{count, min, max, avg, last}`
+   * (shared/devices/telemetry.ts); anything else is kept but not aggregated.
+   */
   metrics: string;
 }
 

@@ -1,113 +1,68 @@
 /**
- * Device telemetry: samples recorded as the fleet link receives them, read back per period as
- * per-metric aggregates and a bounded series of points.
+ * Device telemetry in the cloud: the minute summaries stores sync up (one row per device and
+ * minute, whatever rate a sensor reports at), read back per period as per-metric aggregates and a
+ * bounded series of points, the same answer the appliance gives from its own samples.
  */
+import {
+  aggregate,
+  bucketOf,
+  TELEMETRY_PERIODS,
+  type TelemetryPeriod,
+} from '../../shared/devices/telemetry.ts';
+import type { Db } from '../db/index.ts';
 import { type DeviceContext, nowIso, requireDevice } from './context.ts';
+import { deviceIdsAt } from './store.ts';
 import * as queries from './store-commands.ts';
 import type { DeviceTelemetryRow } from './tables.ts';
 
-export const TELEMETRY_PERIODS = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
-export type TelemetryPeriod = keyof typeof TELEMETRY_PERIODS;
+export { TELEMETRY_PERIODS, type TelemetryPeriod } from '../../shared/devices/telemetry.ts';
 
-/** Points per metric in an answer, whatever the period: each is the mean of its slice of time. */
-export const POINTS_PER_METRIC = 60;
-/** Samples read per answer at most (the newest): the period's aggregates come from these. */
-export const MAX_SAMPLES = 10_000;
+/** Rows read per answer at most (the newest): a week of minutes is 10,080. */
+export const MAX_ROWS = 12_000;
 
 const INSERT_CHUNK = 500;
 
-export interface TelemetrySample {
-  at: Date | string;
-  metrics: Record<string, unknown>;
-}
-
-interface MetricSummary {
-  count: number;
-  min: number;
-  max: number;
-  avg: number;
-  last: number;
-  last_at: string;
-  points: Array<{ at: string; value: number }>;
-}
-
-/** Per-metric aggregates over samples in time order; only finite numbers count. */
-export function aggregate(rows: Array<{ at: string; metrics: string }>, from: Date, periodMs: number) {
-  const sliceMs = periodMs / POINTS_PER_METRIC;
-  const metrics = new Map<
-    string,
-    { summary: MetricSummary; sum: number; slices: Map<number, [number, number]> }
-  >();
-  for (const row of rows) {
-    const slice = Math.min(
-      POINTS_PER_METRIC - 1,
-      Math.floor((Date.parse(row.at) - from.getTime()) / sliceMs),
-    );
-    for (const [name, value] of Object.entries(JSON.parse(row.metrics) as Record<string, unknown>)) {
-      if (typeof value !== 'number' || !Number.isFinite(value)) continue;
-      let entry = metrics.get(name);
-      if (!entry) {
-        const summary = {
-          count: 0,
-          min: value,
-          max: value,
-          avg: 0,
-          last: value,
-          last_at: row.at,
-          points: [],
-        };
-        entry = { summary, sum: 0, slices: new Map() };
-        metrics.set(name, entry);
-      }
-      const { summary } = entry;
-      summary.count += 1;
-      summary.min = Math.min(summary.min, value);
-      summary.max = Math.max(summary.max, value);
-      summary.last = value;
-      summary.last_at = row.at;
-      entry.sum += value;
-      const [sliceSum, sliceCount] = entry.slices.get(slice) ?? [0, 0];
-      entry.slices.set(slice, [sliceSum + value, sliceCount + 1]);
-    }
-  }
-  const result: Record<string, MetricSummary> = {};
-  for (const [name, { summary, sum, slices }] of [...metrics].sort(([a], [b]) => a.localeCompare(b))) {
-    summary.avg = sum / summary.count;
-    summary.points = [...slices]
-      .sort(([a], [b]) => a - b)
-      .map(([slice, [sliceSum, sliceCount]]) => ({
-        at: new Date(from.getTime() + slice * sliceMs).toISOString(),
-        value: sliceSum / sliceCount,
-      }));
-    result[name] = summary;
-  }
-  return result;
+/** A row of the store's device_telemetry_minutes as sync delivers it. */
+export interface StoreMinute {
+  id: string;
+  device_id: string;
+  minute: string;
+  samples: number;
+  /** JSON text or the object: metric name to `{count, min, max, avg, last}`. */
+  metrics: unknown;
 }
 
 export function createTelemetry(context: DeviceContext) {
   const db = context.store.db;
   return {
-    /** Stores a device's samples (the fleet link calls this); last_seen_at follows the newest. */
-    async recordTelemetry(tenantId: string, deviceId: string, samples: TelemetrySample[]) {
-      await requireDevice(context, tenantId, deviceId);
-      if (samples.length === 0) return 0;
-      const rows: DeviceTelemetryRow[] = samples.map((sample) => ({
-        id: context.newId(),
-        tenant_id: tenantId,
-        device_id: deviceId,
-        at: new Date(sample.at).toISOString(),
-        metrics: JSON.stringify(sample.metrics),
-      }));
-      const newest = rows
-        .map((row) => row.at)
-        .sort()
-        .at(-1)!;
-      await db.transaction().execute(async (trx) => {
-        // Chunks keep each statement under SQLite's limit of bound parameters.
-        for (let start = 0; start < rows.length; start += INSERT_CHUNK)
-          await queries.insertTelemetry(trx, rows.slice(start, start + INSERT_CHUNK));
-        await queries.touchDevice(trx, tenantId, deviceId, newest);
-      });
+    /**
+     * In the transaction applying a store's push: its minutes of devices the cloud registered at
+     * that store. Minutes of devices it does not know (a development device on the plain
+     * listener, another store's id) are dropped: the registry decides which devices exist.
+     */
+    async recordStoreMinutes(trx: Db, tenantId: string, locationId: string, minutes: StoreMinute[]) {
+      if (minutes.length === 0) return 0;
+      const known = new Set(
+        await deviceIdsAt(trx, tenantId, locationId, [...new Set(minutes.map((m) => m.device_id))]),
+      );
+      const rows: DeviceTelemetryRow[] = minutes
+        .filter((minute) => known.has(minute.device_id) && !Number.isNaN(Date.parse(minute.minute)))
+        .map((minute) => ({
+          id: minute.id,
+          tenant_id: tenantId,
+          device_id: minute.device_id,
+          at: new Date(minute.minute).toISOString(),
+          samples: minute.samples,
+          metrics: typeof minute.metrics === 'string' ? minute.metrics : JSON.stringify(minute.metrics),
+        }));
+      // Chunks keep each statement under SQLite's limit of bound parameters.
+      for (let start = 0; start < rows.length; start += INSERT_CHUNK)
+        await queries.insertTelemetry(trx, rows.slice(start, start + INSERT_CHUNK));
+      if (rows.length < minutes.length)
+        context.log.debug(
+          { tenantId, locationId, dropped: minutes.length - rows.length },
+          'telemetry of unregistered devices dropped',
+        );
       return rows.length;
     },
 
@@ -116,17 +71,19 @@ export function createTelemetry(context: DeviceContext) {
       const to = context.clock.now();
       const from = new Date(to.getTime() - TELEMETRY_PERIODS[period]);
       const window = { from: from.toISOString(), to: nowIso(context) };
-      const rows = await queries.telemetry(db, tenantId, deviceId, window, MAX_SAMPLES + 1);
-      const truncated = rows.length > MAX_SAMPLES;
-      const used = truncated ? rows.slice(1) : rows;
+      const rows = await queries.telemetry(db, tenantId, deviceId, window, MAX_ROWS + 1);
+      const truncated = rows.length > MAX_ROWS;
+      const buckets = (truncated ? rows.slice(1) : rows).map((row) =>
+        bucketOf(Date.parse(row.at), row.samples, row.metrics),
+      );
       return {
         device_id: deviceId,
         period,
         from: window.from,
         to: window.to,
-        samples: used.length,
+        samples: buckets.reduce((n, bucket) => n + bucket.samples, 0),
         truncated,
-        metrics: aggregate(used, from, TELEMETRY_PERIODS[period]),
+        metrics: aggregate(buckets, from.getTime(), TELEMETRY_PERIODS[period]),
       };
     },
   };

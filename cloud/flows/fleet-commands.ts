@@ -72,6 +72,25 @@ export function createCommandDispatch(deps: CommandDispatchDeps) {
     await services.devices.updateCommand(row.tenant_id, row.id, { state: 'sent' });
   }
 
+  /**
+   * An appliance enrolled through MDM is a device of the registry under the same id: its status
+   * (and its will, when it dies without a word) is its presence, its version its firmware. One
+   * provisioned for sync alone has no registry row, which is no error.
+   */
+  async function presenceOfAppliance(tenantId: string, applianceId: string, status: FleetStatus) {
+    await services.devices
+      .markPresence(
+        tenantId,
+        applianceId,
+        status.online ? 'online' : 'offline',
+        Number.isNaN(Date.parse(status.at)) ? deps.clock.now() : new Date(status.at),
+        status.version,
+      )
+      .catch((error: unknown) => {
+        if ((error as { code?: string }).code !== 'DEVICE_NOT_FOUND') throw error;
+      });
+  }
+
   return {
     /** Sends what is due; called on a timer and when something was queued. */
     async tick() {
@@ -99,6 +118,7 @@ export function createCommandDispatch(deps: CommandDispatchDeps) {
 
     async onStatus(tenantId: string, applianceId: string, status: FleetStatus) {
       log.info({ tenantId, applianceId, online: status.online, version: status.version }, 'appliance status');
+      await presenceOfAppliance(tenantId, applianceId, status);
       if (!status.online) return;
       const appliance = (await services.sync.listAppliances(tenantId)).find((a) => a.id === applianceId);
       if (!appliance) return;

@@ -7,6 +7,7 @@ import { AppError, ConflictError } from '../../shared/http/errors.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import { type Hlc, HlcDriftError } from '../../shared/sync/hlc.ts';
 import type { Change, ChangeOutcome, PushBody, PushResult } from '../../shared/sync/protocol.ts';
+import type { Fields, SyncTableName } from '../../shared/sync/registry.ts';
 import type { Db } from '../db/index.ts';
 import type { DomainEventRow, EventLog } from '../events/index.ts';
 import { decide, rowKey, toRowState } from './apply.ts';
@@ -15,11 +16,23 @@ import type { SyncChangeRow, SyncConflictRow, SyncRowRow } from './tables.ts';
 
 const REPORT_INTERVAL_MS = 1000;
 
+/**
+ * A module acting on a synced table's rows as the stores push them (the device registry reads
+ * store_devices): called in the push's transaction with the batch's applied rows of that table,
+ * newest state of each, so its own writes commit or roll back with them.
+ */
+export type RowObserver = (
+  trx: Db,
+  scope: Scope,
+  rows: Array<{ row_id: string; fields: Fields }>,
+) => Promise<void>;
+
 export interface PushDeps {
   queries: SyncStore;
   events: EventLog;
   hlc: Hlc;
   newId: IdGenerator;
+  observers: ReadonlyMap<SyncTableName, readonly RowObserver[]>;
 }
 
 /** What one batch leaves to write once every change has been decided. */
@@ -119,6 +132,7 @@ export function createPushApplier(deps: PushDeps) {
     await queries.insertChanges(trx, writes.changes);
     await queries.insertConflicts(trx, writes.conflicts);
     await deps.events.append(trx, writes.events);
+    await notifyObservers(trx, scope, writes.rows.values());
     if (reportDue(scope, at, body))
       await queries.updateLocation(trx, scope, {
         last_push_at: at,
@@ -128,6 +142,20 @@ export function createPushApplier(deps: PushDeps) {
           : {}),
       });
     return { results: writes.results, server_hlc: deps.hlc.tick() } satisfies PushResult;
+  }
+
+  async function notifyObservers(trx: Db, scope: Scope, rows: Iterable<SyncRowRow>) {
+    if (deps.observers.size === 0) return;
+    const byTable = new Map<SyncTableName, Array<{ row_id: string; fields: Fields }>>();
+    for (const row of rows) {
+      const table = row.table_name as SyncTableName;
+      if (row.fields === null || !deps.observers.has(table)) continue;
+      const list = byTable.get(table) ?? [];
+      list.push({ row_id: row.row_id, fields: JSON.parse(row.fields) as Fields });
+      byTable.set(table, list);
+    }
+    for (const [table, applied] of byTable)
+      for (const observe of deps.observers.get(table)!) await observe(trx, scope, applied);
   }
 
   /**

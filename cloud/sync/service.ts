@@ -26,7 +26,7 @@ import { type ApplianceIdentity, createApplianceCredentials } from './appliances
 import { CLOUD_DOC_CLIENT, rowKey, toRowState } from './apply.ts';
 import type { FeedPage } from './feed-json.ts';
 import { createGroupCommit } from './group-commit.ts';
-import { createPushApplier } from './push.ts';
+import { createPushApplier, type RowObserver } from './push.ts';
 import { createSyncStore, type Scope } from './store.ts';
 import type { SyncRowRow } from './tables.ts';
 import { createTriggerChannel, queueReport } from './triggers.ts';
@@ -73,7 +73,8 @@ export function createSyncService(deps: SyncDeps) {
   // A node id per process: two cloud replicas must never issue the same stamp.
   const hlc = createHlc(`cloud.${randomBytes(4).toString('hex')}`, () => clock.now().getTime());
   const now = () => clock.now().toISOString();
-  const pusher = createPushApplier({ queries, events: deps.events, hlc, newId: deps.newId });
+  const observers = new Map<SyncTableName, RowObserver[]>();
+  const pusher = createPushApplier({ queries, events: deps.events, hlc, newId: deps.newId, observers });
   const groups = createGroupCommit(db, {
     maxGroup: options.maxConcurrentPushes,
     lanes: store.dialect === 'pg' ? 2 : 1,
@@ -169,6 +170,11 @@ export function createSyncService(deps: SyncDeps) {
   return {
     ...credentials,
     ...channel,
+
+    /** Lets another module act on a table's rows in the transaction that applies a push of them. */
+    observe(table: SyncTableName, observer: RowObserver) {
+      observers.set(table, [...(observers.get(table) ?? []), observer]);
+    },
 
     /** Applies a batch in one transaction and answers per change; a bad batch is refused whole. */
     async push(appliance: ApplianceIdentity, body: PushBody): Promise<PushResult> {

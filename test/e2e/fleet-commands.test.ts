@@ -57,7 +57,18 @@ describe('device commands over the fleet link', () => {
     closers.push(cloud.stop);
     const { tenantId, locationId } = seeded!;
     const services = cloud.services;
-    const provisioned = await services.sync.provisionAppliance(tenantId, { location_id: locationId });
+    // The store's appliance, enrolled as the registry's device: its fleet credential comes with it.
+    const applianceDevice = await services.devices.register(tenantId, {
+      location_id: locationId,
+      device_type: 'appliance',
+      name: 'Store 1 appliance',
+      serial_number: 'APL-1',
+    });
+    const enrolled = await services.devices.enrol({
+      enrollment_token: applianceDevice.enrollment_token,
+      csr: (await deviceKey()).csr,
+    });
+    const provisioned = { id: applianceDevice.id, credential: enrolled.sync_credential! };
     const applianceDir = mkdtempSync(join(tmpdir(), 'fleet-appliance-'));
     const db = openApplianceDb(applianceDir);
     closers.push(async () => {
@@ -93,8 +104,28 @@ describe('device commands over the fleet link', () => {
       (await services.devices.commandsFor(tenantId, { deviceId: registered.id, limit: 10 })).find(
         (command) => command.command_id === commandId,
       )?.state;
-    return { cloud, services, tenantId, locationId, deviceId: registered.id, appliance, state };
+    return {
+      cloud,
+      services,
+      tenantId,
+      locationId,
+      deviceId: registered.id,
+      appliance,
+      state,
+      applianceId: provisioned.id,
+    };
   }
+
+  it('shows the appliance online with its version in the registry, and offline once it leaves', async () => {
+    const { services, tenantId, appliance, applianceId } = await setUp({});
+    const link = appliance();
+    await link.start();
+    const record = () => services.devices.getDevice(tenantId, applianceId);
+    await expect.poll(async () => (await record()).state, { timeout: 5000 }).toBe('online');
+    expect(await record()).toMatchObject({ firmware_version: '1.0.0', last_seen_at: expect.any(String) });
+    await link.close();
+    await expect.poll(async () => (await record()).state, { timeout: 5000 }).toBe('offline');
+  });
 
   it('carries a restart to the store’s appliance for its device, and shows the command succeeded', async () => {
     const seen: FleetCommand[] = [];

@@ -5,132 +5,28 @@
  * answers: per-metric count, min, max, mean, last and a bounded series of points.
  */
 import type { Clock } from '../../../shared/clock.ts';
+import {
+  aggregate,
+  type Bucket,
+  bucketOf,
+  summarise,
+  TELEMETRY_PERIODS,
+  type TelemetryPeriod,
+} from '../../../shared/devices/telemetry.ts';
 import type { IdGenerator } from '../../../shared/ids.ts';
 import type { ChangeLog } from '../../db/change-log.ts';
 import type { ApplianceDatabase } from '../../db/index.ts';
 import type { DeviceStore, SampleRow } from './store.ts';
 
-export const TELEMETRY_PERIODS = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
-export type TelemetryPeriod = keyof typeof TELEMETRY_PERIODS;
+export { TELEMETRY_PERIODS, type TelemetryPeriod } from '../../../shared/devices/telemetry.ts';
 
-/** Points per metric in an answer, whatever the period. */
-export const POINTS_PER_METRIC = 60;
 const MINUTE = 60_000;
 /** How far back a summary pass looks when it has none to start after (a first start). */
 const LOOKBACK_MS = 2 * 3_600_000;
 
-/** One metric over a stretch of time: a sample is a stretch of one. */
-interface Stat {
-  count: number;
-  min: number;
-  max: number;
-  sum: number;
-  last: number;
-}
-
-export interface MetricSummary {
-  count: number;
-  min: number;
-  max: number;
-  avg: number;
-  last: number;
-  last_at: string;
-  points: Array<{ at: string; value: number }>;
-}
-
-interface Bucket {
-  atMs: number;
-  samples: number;
-  stats: Record<string, Stat>;
-}
-
-const numbers = (metrics: string): Array<[string, number]> =>
-  Object.entries(JSON.parse(metrics) as Record<string, unknown>).filter(
-    (entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]),
-  );
-
-const sampleBucket = (row: SampleRow): Bucket => ({
-  atMs: row.at_ms,
-  samples: 1,
-  stats: Object.fromEntries(
-    numbers(row.metrics).map(([name, v]) => [name, { count: 1, min: v, max: v, sum: v, last: v }]),
-  ),
-});
-
-function merge(into: Stat | undefined, add: Stat): Stat {
-  if (!into) return { ...add };
-  return {
-    count: into.count + add.count,
-    min: Math.min(into.min, add.min),
-    max: Math.max(into.max, add.max),
-    sum: into.sum + add.sum,
-    last: add.last,
-  };
-}
-
-/** Buckets in time order → per-metric summary with POINTS_PER_METRIC slices of the period. */
-export function aggregate(buckets: Bucket[], fromMs: number, periodMs: number) {
-  const sliceMs = periodMs / POINTS_PER_METRIC;
-  const totals = new Map<string, { stat: Stat; lastAt: number; slices: Map<number, Stat> }>();
-  for (const bucket of buckets) {
-    const slice = Math.min(POINTS_PER_METRIC - 1, Math.max(0, Math.floor((bucket.atMs - fromMs) / sliceMs)));
-    for (const [name, stat] of Object.entries(bucket.stats)) {
-      const entry = totals.get(name);
-      if (!entry) {
-        totals.set(name, { stat, lastAt: bucket.atMs, slices: new Map([[slice, stat]]) });
-        continue;
-      }
-      entry.stat = merge(entry.stat, stat);
-      entry.lastAt = bucket.atMs;
-      entry.slices.set(slice, merge(entry.slices.get(slice), stat));
-    }
-  }
-  const metrics: Record<string, MetricSummary> = {};
-  for (const [name, { stat, lastAt, slices }] of [...totals].sort(([a], [b]) => a.localeCompare(b))) {
-    metrics[name] = {
-      count: stat.count,
-      min: stat.min,
-      max: stat.max,
-      avg: stat.sum / stat.count,
-      last: stat.last,
-      last_at: new Date(lastAt).toISOString(),
-      points: [...slices]
-        .sort(([a], [b]) => a - b)
-        .map(([slice, s]) => ({
-          at: new Date(fromMs + slice * sliceMs).toISOString(),
-          value: s.sum / s.count,
-        })),
-    };
-  }
-  return metrics;
-}
-
-/** A minute's samples of one device as the summary row's metrics. */
-function summarise(samples: SampleRow[]) {
-  const stats: Record<string, Stat> = {};
-  for (const sample of samples)
-    for (const [name, stat] of Object.entries(sampleBucket(sample).stats))
-      stats[name] = merge(stats[name], stat);
-  return Object.fromEntries(
-    Object.entries(stats).map(([name, s]) => [
-      name,
-      { count: s.count, min: s.min, max: s.max, avg: s.sum / s.count, last: s.last },
-    ]),
-  );
-}
-
-type SummaryMetrics = ReturnType<typeof summarise>;
-
-const minuteBucket = (row: { minute: string; samples: number; metrics: string }): Bucket => ({
-  atMs: Date.parse(row.minute),
-  samples: row.samples,
-  stats: Object.fromEntries(
-    Object.entries(JSON.parse(row.metrics) as SummaryMetrics).map(([name, s]) => [
-      name,
-      { count: s.count, min: s.min, max: s.max, sum: s.avg * s.count, last: s.last },
-    ]),
-  ),
-});
+const sampleBucket = (row: SampleRow): Bucket => bucketOf(row.at_ms, 1, row.metrics);
+const minuteBucket = (row: { minute: string; samples: number; metrics: string }): Bucket =>
+  bucketOf(Date.parse(row.minute), row.samples, row.metrics);
 
 export interface TelemetryDeps {
   db: ApplianceDatabase;
@@ -168,7 +64,7 @@ export function createTelemetry(deps: TelemetryDeps) {
           location_id: deps.locationId,
           minute: new Date(Number(minuteMs)).toISOString(),
           samples: samples.length,
-          metrics: JSON.stringify(summarise(samples)),
+          metrics: JSON.stringify(summarise(samples.map(sampleBucket))),
         };
         if (!store.insertMinute(row)) continue;
         changes.recordChange({

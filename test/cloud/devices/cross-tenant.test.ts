@@ -24,8 +24,14 @@ describe.each(backends)('devices across tenants on %s', (backend) => {
       kind: 'update',
       payload: { version: '2.0.0' },
     });
-    await services.recordTelemetry(context.a.tenant.id, id, [
-      { at: context.cloud.clock.now(), metrics: { t: 1 } },
+    await services.recordStoreMinutes(context.cloud.store.db, context.a.tenant.id, context.a.location.id, [
+      {
+        id: `minute-${id}`,
+        device_id: id,
+        minute: context.cloud.clock.now().toISOString(),
+        samples: 1,
+        metrics: { t: 1 },
+      },
     ]);
     const snapshot = async () => ({
       device: expectOk(await context.adminA.call('GET', `/v1/mdm/devices/${id}`)),

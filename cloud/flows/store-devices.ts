@@ -1,0 +1,29 @@
+/**
+ * What a store's broker knows of its devices reaches the cloud's device registry: the synced
+ * store_devices rows (presence, last sighting, firmware) and device_telemetry_minutes (the
+ * telemetry `/v1/iot` answers from), applied in the transaction of the push that brought them.
+ */
+import type { Fields } from '../../shared/sync/registry.ts';
+import type { DeviceService } from '../devices/index.ts';
+import type { StoreDevice } from '../devices/registry.ts';
+import type { StoreMinute } from '../devices/telemetry.ts';
+import type { SyncService } from '../sync/service.ts';
+
+export function linkStoreDevices(sync: SyncService, devices: DeviceService) {
+  sync.observe('store_devices', (trx, scope, rows) =>
+    devices.applyStoreDevices(
+      trx,
+      scope.tenantId,
+      scope.locationId,
+      rows.map(({ fields }) => fields as Fields & StoreDevice),
+    ),
+  );
+  sync.observe('device_telemetry_minutes', async (trx, scope, rows) => {
+    await devices.recordStoreMinutes(
+      trx,
+      scope.tenantId,
+      scope.locationId,
+      rows.map(({ fields }) => fields as Fields & StoreMinute),
+    );
+  });
+}
