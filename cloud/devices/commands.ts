@@ -2,6 +2,7 @@
  * Commands to devices (restart, update, settings, sync now): queued here, carried by the fleet link,
  * acknowledged by the device. Every command has an id and an expiry, and its state is visible.
  */
+import type { Db } from '../db/index.ts';
 import type { DeviceContext } from './context.ts';
 import { nowIso, requireDevice } from './context.ts';
 import { deviceNotEnrolled, deviceRevoked, noUpdate, updateNotCancellable } from './errors.ts';
@@ -15,15 +16,25 @@ export const COMMAND_TTL_SECONDS: Record<CommandKind, number> = {
   sync_now: 900,
   settings: 86_400,
   update: 7 * 86_400,
+  cancel_update: 3600,
 };
 
 const WAITING: readonly CommandState[] = ['queued', 'sent'];
+/** An update may be cancelled until it ends: one the device holds is told to stop. */
+const CANCELLABLE: readonly CommandState[] = ['queued', 'sent', 'acknowledged'];
+/** States in which the device may hold the command, so a cancellation must reach it. */
+const HELD: readonly CommandState[] = ['sent', 'acknowledged'];
 
-/** The states each state may move to; the ends (succeeded, failed, expired, cancelled) move no more. */
+/**
+ * The states each state may move to; failed and expired move no more. A cancelled command still
+ * takes the device's word that it succeeded (it finished before the cancellation reached it):
+ * the registry shows what the device did, not what was hoped.
+ */
 const NEXT: Partial<Record<CommandState, readonly CommandState[]>> = {
   queued: ['sent', 'acknowledged', 'succeeded', 'failed', 'cancelled', 'expired'],
   sent: ['acknowledged', 'succeeded', 'failed', 'cancelled', 'expired'],
-  acknowledged: ['succeeded', 'failed'],
+  acknowledged: ['succeeded', 'failed', 'cancelled'],
+  cancelled: ['succeeded'],
 };
 
 export interface NewCommand {
@@ -72,15 +83,37 @@ export function createCommands(context: DeviceContext) {
           states: WAITING,
           limit: 100,
         });
-        for (const earlier of waiting)
-          await queries.transitionCommand(trx, tenantId, earlier.id, WAITING, {
-            state: 'cancelled',
-            updated_at: at,
-          });
+        for (const earlier of waiting) await cancelIn(trx, earlier, at);
       }
       await queries.insertCommand(trx, row);
     });
     return toCommand(row);
+  }
+
+  /**
+   * Cancels a command in the caller's transaction; one the device may hold gets a `cancel_update`
+   * queued beside it, carried like any command (resent to an appliance that was away, expiring).
+   */
+  async function cancelIn(trx: Db, command: DeviceCommandRow, at: string) {
+    const moved = await queries.transitionCommand(trx, command.tenant_id, command.id, [command.state], {
+      state: 'cancelled',
+      updated_at: at,
+    });
+    if (!moved || !HELD.includes(command.state)) return moved;
+    await queries.insertCommand(trx, {
+      id: context.newId(),
+      tenant_id: command.tenant_id,
+      device_id: command.device_id,
+      kind: 'cancel_update',
+      payload: JSON.stringify({ command_id: command.id }),
+      state: 'queued',
+      expires_at: new Date(Date.parse(at) + COMMAND_TTL_SECONDS.cancel_update * 1000).toISOString(),
+      created_at: at,
+      updated_at: at,
+      acked_at: null,
+      result: null,
+    });
+    return true;
   }
 
   /**
@@ -140,14 +173,19 @@ export function createCommands(context: DeviceContext) {
       return { ...latest, version: typeof version === 'string' ? version : null };
     },
 
-    /** Cancels the latest update while it is still waiting; one already taken up is the device's now. */
+    /**
+     * Cancels the latest update until it ends: a waiting one is never sent, one the device holds
+     * (downloading, checking) is told to stop and roll back. One that ended stays as it ended.
+     */
     async cancelUpdate(tenantId: string, deviceId: string) {
       const latest = await latestUpdate(tenantId, deviceId);
-      if (!WAITING.includes(latest.state)) throw updateNotCancellable(latest.state);
-      const cancelled = await updateCommand(tenantId, latest.command_id, { state: 'cancelled' });
+      if (!CANCELLABLE.includes(latest.state)) throw updateNotCancellable(latest.state);
+      const row = (await queries.command(db, tenantId, latest.command_id))!;
+      const cancelled = await db.transaction().execute((trx) => cancelIn(trx, row, nowIso(context)));
       if (!cancelled) throw updateNotCancellable((await latestUpdate(tenantId, deviceId)).state);
-      const version = cancelled.payload.version;
-      return { ...cancelled, version: typeof version === 'string' ? version : null };
+      const now = toCommand((await queries.command(db, tenantId, latest.command_id))!);
+      const version = now.payload.version;
+      return { ...now, version: typeof version === 'string' ? version : null };
     },
   };
 }

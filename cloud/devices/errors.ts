@@ -18,7 +18,7 @@ export const deviceNotEnrolled = () =>
   new ConflictError('The device has not enrolled yet, so it cannot take commands', 'DEVICE_NOT_ENROLLED');
 export const updateNotCancellable = (state: string) =>
   new ConflictError(
-    `The update is ${state}; only a queued or sent update can be cancelled`,
+    `The update is ${state}; only an update that has not ended can be cancelled`,
     'UPDATE_NOT_CANCELLABLE',
   );
 export const renewalConflict = () =>

@@ -158,7 +158,9 @@ export async function deviceRoutes(app: FastifyInstance, { devices }: { devices:
       ...admins,
       schema: {
         ...doc,
-        summary: 'Cancel the latest update while it is queued or sent',
+        summary: 'Cancel the latest update until it ends',
+        description:
+          'A queued update is never sent. One the device holds (sent, or acknowledged and in progress) is cancelled here at once and a `cancel_update` command carries the cancellation to the device, which stops and rolls back; if the device finished first, the update shows `succeeded` when its answer arrives. An update that ended answers 409 UPDATE_NOT_CANCELLABLE.',
         params,
         response: { 200: Envelope(schemas.UpdateStatusSchema), ...errorResponses(400, 401, 403, 404, 409) },
       },

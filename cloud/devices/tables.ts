@@ -15,7 +15,8 @@ export const REVOCATION_REASONS = [
 ] as const;
 export type RevocationReason = (typeof REVOCATION_REASONS)[number];
 
-export const COMMAND_KINDS = ['restart', 'update', 'settings', 'sync_now'] as const;
+/** `cancel_update` is the registry's own: it carries a cancellation to an update the device holds. */
+export const COMMAND_KINDS = ['restart', 'update', 'settings', 'sync_now', 'cancel_update'] as const;
 export type CommandKind = (typeof COMMAND_KINDS)[number];
 
 export const COMMAND_STATES = [

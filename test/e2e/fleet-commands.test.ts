@@ -156,6 +156,36 @@ describe('device commands over the fleet link', () => {
     expect(runs).toBe(1);
   });
 
+  it('carries the cancellation of an update in progress to the appliance, which stops it', async () => {
+    let stopped = false;
+    const { services, tenantId, applianceId, appliance } = await setUp({
+      update: (_command, { signal }) =>
+        new Promise((_resolve, reject) => {
+          signal.addEventListener('abort', () => {
+            stopped = true;
+            reject(new Error('cancelled'));
+          });
+        }),
+    });
+    await appliance().start();
+    const update = await services.devices.queueCommand(tenantId, applianceId, {
+      kind: 'update',
+      payload: { version: '2.0.0' },
+    });
+    const states = async (kind: 'update' | 'cancel_update') =>
+      (await services.devices.commandsFor(tenantId, { deviceId: applianceId, kind, limit: 10 })).map(
+        (command) => command.state,
+      );
+    await expect.poll(() => states('update'), { timeout: 5000 }).toEqual(['acknowledged']);
+    expect(await services.devices.cancelUpdate(tenantId, applianceId)).toMatchObject({
+      command_id: update.command_id,
+      state: 'cancelled',
+    });
+    await expect.poll(() => states('cancel_update'), { timeout: 5000 }).toEqual(['succeeded']);
+    expect(stopped).toBe(true);
+    expect(await states('update')).toEqual(['cancelled']);
+  });
+
   it('turns a manager’s sync trigger into sync_now at the appliance', async () => {
     const seen: FleetCommand[] = [];
     const { services, tenantId, locationId, appliance } = await setUp({

@@ -99,7 +99,7 @@ describe.each(backends)('device commands on %s', (backend) => {
     expect(await devices().updateCommand(tenantA(), command.command_id, { state: 'sent' })).toBeUndefined();
   });
 
-  it('reports the latest update and cancels it while it waits, not once applied', async () => {
+  it('reports the latest update and cancels it until it ends, telling a device that holds it', async () => {
     const device = await enrolledDevice(context);
     const status = (id = device.device_id) =>
       context.managerA.call('GET', `/v1/mdm/devices/${id}/updates/status`);
@@ -128,25 +128,50 @@ describe.each(backends)('device commands on %s', (backend) => {
     });
     expect(replaced).toMatchObject({ command_id: older.command_id, state: 'cancelled' });
 
+    // Cancelling one never sent sends nothing.
+    const cancellations = () =>
+      devices().commandsFor(tenantA(), { deviceId: device.device_id, kind: 'cancel_update', limit: 10 });
+    expect(await cancellations()).toEqual([]);
+
+    // One the device holds is cancelled at once, and the device is told.
     await devices().updateCommand(tenantA(), newer.command_id, { state: 'sent' });
     expect(expectOk(await cancel())).toMatchObject({ command_id: newer.command_id, state: 'cancelled' });
-    expectError(await cancel(), 409, 'UPDATE_NOT_CANCELLABLE');
+    expect(await cancellations()).toMatchObject([
+      { state: 'queued', payload: { command_id: newer.command_id } },
+    ]);
+    const refused = expectError(await cancel(), 409, 'UPDATE_NOT_CANCELLABLE');
+    expect(refused.message).toContain('cancelled');
+
+    const inProgress = await devices().queueCommand(tenantA(), device.device_id, {
+      kind: 'update',
+      payload: { version: '1.3.0' },
+    });
+    await devices().updateCommand(tenantA(), inProgress.command_id, {
+      state: 'acknowledged',
+      result: { progress: 40 },
+    });
+    expect(expectOk(await cancel())).toMatchObject({ command_id: inProgress.command_id, state: 'cancelled' });
+    expect((await cancellations())[0]).toMatchObject({ payload: { command_id: inProgress.command_id } });
+    // The device finished before the cancellation reached it: the registry shows what it did.
+    expect(
+      await devices().updateCommand(tenantA(), inProgress.command_id, { state: 'failed', result: {} }),
+    ).toBeUndefined();
+    expect(
+      await devices().updateCommand(tenantA(), inProgress.command_id, {
+        state: 'succeeded',
+        result: { progress: 100 },
+      }),
+    ).toMatchObject({ state: 'succeeded' });
 
     const applied = await devices().queueCommand(tenantA(), device.device_id, {
       kind: 'update',
       payload: { version: '1.3.0' },
     });
     await devices().updateCommand(tenantA(), applied.command_id, {
-      state: 'acknowledged',
-      result: { progress: 40 },
-    });
-    const refused = expectError(await cancel(), 409, 'UPDATE_NOT_CANCELLABLE');
-    expect(refused.message).toContain('acknowledged');
-    await devices().updateCommand(tenantA(), applied.command_id, {
       state: 'succeeded',
       result: { progress: 100 },
     });
-    expectError(await cancel(), 409, 'UPDATE_NOT_CANCELLABLE');
+    expect(expectError(await cancel(), 409, 'UPDATE_NOT_CANCELLABLE').message).toContain('succeeded');
     expect(expectOk(await status())).toMatchObject({
       state: 'succeeded',
       version: '1.3.0',
