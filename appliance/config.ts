@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import cron from 'node-cron';
 import { DEFAULT_BATCH_SIZE, MAX_PUSH_CHANGES } from '../shared/sync/protocol.ts';
+import { type ApplianceIdentity, readIdentity } from './identity/index.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -27,6 +28,12 @@ export interface ApplianceConfig {
   devices: DevicesConfig;
   /** The cloud's command link; off unless APPLIANCE_FLEET_URL is set. */
   fleet: FleetSettings | undefined;
+  /**
+   * What this appliance's enrolment left in `<data dir>/identity`: its certificate serves the
+   * broker's TLS listener and (over mqtts) the fleet link, its credential sync, unless the
+   * environment names others. Renewed before expiry while the appliance runs.
+   */
+  identity: ApplianceIdentity | undefined;
 }
 
 export interface DevicesConfig {
@@ -98,17 +105,22 @@ function wholeNumber(env: Env, name: string, fallback: number, min: number, max:
   return value;
 }
 
-function syncSettings(env: Env): ApplianceConfig['sync'] {
+const CREDENTIAL = /^sak_[0-9a-f-]{36}\.[A-Za-z0-9_-]{20,}$/;
+
+function syncSettings(env: Env, identity: ApplianceIdentity | undefined): ApplianceConfig['sync'] {
   const credential = present(env, 'APPLIANCE_CLOUD_CREDENTIAL');
-  if (credential !== undefined && !/^sak_[0-9a-f-]{36}\.[A-Za-z0-9_-]{20,}$/.test(credential))
+  if (credential !== undefined && !CREDENTIAL.test(credential))
     throw new ApplianceConfigError(
       'APPLIANCE_CLOUD_CREDENTIAL must be the sak_… credential the cloud issued at provisioning',
     );
+  const enrolled = identity?.syncCredential;
+  if (credential === undefined && enrolled !== undefined && !CREDENTIAL.test(enrolled))
+    throw new ApplianceConfigError(`${identity!.dir}/sync.credential is not a sak_… credential`);
   const schedule = present(env, 'APPLIANCE_SYNC_SCHEDULE') ?? '* * * * *';
   if (!cron.validate(schedule))
     throw new ApplianceConfigError(`APPLIANCE_SYNC_SCHEDULE must be a cron expression, got "${schedule}"`);
   return {
-    credential,
+    credential: credential ?? enrolled,
     batchSize: wholeNumber(env, 'APPLIANCE_SYNC_BATCH_SIZE', DEFAULT_BATCH_SIZE, 1, MAX_PUSH_CHANGES),
     maxInFlight: wholeNumber(env, 'APPLIANCE_SYNC_IN_FLIGHT', 4, 1, 32),
     schedule,
@@ -124,7 +136,7 @@ function existingFile(env: Env, name: string) {
   return path;
 }
 
-function mqttSettings(env: Env): MqttSettings {
+function mqttSettings(env: Env, identity: ApplianceIdentity | undefined): MqttSettings {
   const prefix = present(env, 'APPLIANCE_MQTT_PREFIX') ?? 'edge';
   if (!/^[^/+#$\s]{1,64}$/.test(prefix))
     throw new ApplianceConfigError(
@@ -146,7 +158,12 @@ function mqttSettings(env: Env): MqttSettings {
     tls:
       keyFile && certFile && caFile
         ? { keyFile, certFile, caFile, crlFile: existingFile(env, 'APPLIANCE_MQTT_TLS_CRL') }
-        : undefined,
+        : identity && {
+            keyFile: identity.keyFile,
+            certFile: identity.certFile,
+            caFile: identity.caFile,
+            crlFile: undefined,
+          },
   };
 }
 
@@ -163,17 +180,25 @@ const FLEET_TLS_FILES = [
   'APPLIANCE_FLEET_TLS_CA',
 ] as const;
 
-function fleetTls(env: Env): FleetSettings['tls'] {
+function fleetTls(env: Env, url: string, identity: ApplianceIdentity | undefined): FleetSettings['tls'] {
   const [keyFile, certFile, caFile] = FLEET_TLS_FILES.map((name) => existingFile(env, name));
   const given = FLEET_TLS_FILES.filter((name) => present(env, name) !== undefined);
   if (given.length > 0 && given.length < FLEET_TLS_FILES.length)
     throw new ApplianceConfigError(
       `${FLEET_TLS_FILES.join(', ')} go together; set ${given.join(', ')} without the others`,
     );
-  return keyFile && certFile && caFile ? { keyFile, certFile, caFile } : undefined;
+  if (keyFile && certFile && caFile) return { keyFile, certFile, caFile };
+  // Over TLS the enrolled appliance shows the certificate it holds; in the clear it has none to show.
+  if (identity && /^(mqtts|wss):/.test(url))
+    return { keyFile: identity.keyFile, certFile: identity.certFile, caFile: identity.caFile };
+  return undefined;
 }
 
-function fleetSettings(env: Env, credential: string | undefined): FleetSettings | undefined {
+function fleetSettings(
+  env: Env,
+  credential: string | undefined,
+  identity: ApplianceIdentity | undefined,
+): FleetSettings | undefined {
   const updatePublicKeyFile = existingFile(env, 'APPLIANCE_UPDATE_PUBLIC_KEY');
   const url = present(env, 'APPLIANCE_FLEET_URL');
   if (url === undefined) return undefined;
@@ -183,7 +208,7 @@ function fleetSettings(env: Env, credential: string | undefined): FleetSettings 
     );
   if (credential === undefined)
     throw new ApplianceConfigError(
-      'APPLIANCE_FLEET_URL needs APPLIANCE_CLOUD_CREDENTIAL: the appliance signs in to the fleet broker with it',
+      'APPLIANCE_FLEET_URL needs APPLIANCE_CLOUD_CREDENTIAL or an enrolment (APPLIANCE_ENROLLMENT_TOKEN): the appliance signs in to the fleet broker with its credential',
     );
   const prefix = present(env, 'APPLIANCE_FLEET_PREFIX') ?? 'edge';
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(prefix))
@@ -192,7 +217,7 @@ function fleetSettings(env: Env, credential: string | undefined): FleetSettings 
     );
   // `sak_<appliance id>.<secret>`, checked by syncSettings: the id is what the cloud knows it by.
   const applianceId = credential.slice('sak_'.length, credential.indexOf('.'));
-  return { url, prefix, applianceId, credential, tls: fleetTls(env), updatePublicKeyFile };
+  return { url, prefix, applianceId, credential, tls: fleetTls(env, url, identity), updatePublicKeyFile };
 }
 
 /** Reads and checks the appliance's environment; a bad value stops start-up naming the variable. */
@@ -202,29 +227,63 @@ export function loadApplianceConfig(env: Env): ApplianceConfig {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ApplianceConfigError(`APPLIANCE_PORT must be a whole number from 0 to 65535, got "${rawPort}"`);
   }
-  const cloudUrl = present(env, 'CLOUD_URL');
-  if (cloudUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(cloudUrl)) {
-    throw new ApplianceConfigError(`CLOUD_URL must be an http:// or https:// URL, got "${cloudUrl}"`);
-  }
-  const logLevel = present(env, 'LOG_LEVEL') ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw new ApplianceConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
-  }
-  const sync = syncSettings(env);
+  const cloudUrl = cloudUrlOf(env);
+  const logLevel = logLevelOf(env);
+  const dataDir = present(env, 'APPLIANCE_DATA_DIR') ?? DEFAULT_DATA_DIR;
+  const identity = readIdentity(dataDir);
+  const sync = syncSettings(env, identity);
   return {
     port,
     // The store's LAN reaches the appliance: POS terminals and kitchen screens are other machines.
     host: present(env, 'APPLIANCE_HOST') ?? '0.0.0.0',
-    dataDir: present(env, 'APPLIANCE_DATA_DIR') ?? './data/appliance',
+    dataDir,
     tenantId: requiredUuid(env, 'TENANT_ID'),
     locationId: requiredUuid(env, 'LOCATION_ID'),
     timezone: timeZone(env),
     storeName: present(env, 'APPLIANCE_STORE_NAME') ?? 'Store',
     cloudUrl,
-    logLevel: logLevel as ApplianceConfig['logLevel'],
-    mqtt: mqttSettings(env),
+    logLevel,
+    mqtt: mqttSettings(env, identity),
     sync,
     devices: devicesConfig(env),
-    fleet: fleetSettings(env, sync.credential),
+    fleet: fleetSettings(env, sync.credential, identity),
+    identity,
+  };
+}
+
+const DEFAULT_DATA_DIR = './data/appliance';
+
+function cloudUrlOf(env: Env) {
+  const cloudUrl = present(env, 'CLOUD_URL');
+  if (cloudUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(cloudUrl))
+    throw new ApplianceConfigError(`CLOUD_URL must be an http:// or https:// URL, got "${cloudUrl}"`);
+  return cloudUrl;
+}
+
+function logLevelOf(env: Env) {
+  const logLevel = present(env, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
+    throw new ApplianceConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  return logLevel as ApplianceConfig['logLevel'];
+}
+
+/**
+ * What enrolment needs, read before the rest of the configuration (which takes the files the
+ * enrolment leaves): the data dir, the cloud, and the one-time token registration gave.
+ */
+export function loadEnrolmentSettings(env: Env) {
+  const token = present(env, 'APPLIANCE_ENROLLMENT_TOKEN');
+  if (token !== undefined && !/^det_[A-Za-z0-9_-]{20,}$/.test(token))
+    throw new ApplianceConfigError(
+      'APPLIANCE_ENROLLMENT_TOKEN must be the det_… token the cloud gave when the appliance was registered',
+    );
+  const cloudUrl = cloudUrlOf(env);
+  if (token !== undefined && cloudUrl === undefined)
+    throw new ApplianceConfigError('APPLIANCE_ENROLLMENT_TOKEN needs CLOUD_URL: the token is traded there');
+  return {
+    dataDir: present(env, 'APPLIANCE_DATA_DIR') ?? DEFAULT_DATA_DIR,
+    cloudUrl,
+    enrollmentToken: token,
+    logLevel: logLevelOf(env),
   };
 }

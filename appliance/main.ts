@@ -6,7 +6,12 @@ import { newId } from '../shared/ids.ts';
 import { stopOnSignal } from '../shared/process/stop-on-signal.ts';
 import { buildApplianceApp, createApplianceServices } from './app.ts';
 import type { StaffAuth } from './auth/index.ts';
-import { type ApplianceConfig, ApplianceConfigError, loadApplianceConfig } from './config.ts';
+import {
+  type ApplianceConfig,
+  ApplianceConfigError,
+  loadApplianceConfig,
+  loadEnrolmentSettings,
+} from './config.ts';
 import { openApplianceDb } from './db/index.ts';
 import {
   type ApplianceBroker,
@@ -19,6 +24,12 @@ import {
   startBroker,
 } from './devices/index.ts';
 import { type ApplianceFleet, type ApplianceFleetDeps, createApplianceFleet } from './fleet/index.ts';
+import {
+  createCertificateKeeper,
+  enrolIfNeeded,
+  RENEW_WITHIN_DAYS,
+  scheduleRenewal,
+} from './identity/index.ts';
 import { createRevocationList, type RevocationList } from './identity/revocations.ts';
 
 /** A staff token (the appliance's own or the cloud's) admits a screen to the broker over WebSocket. */
@@ -41,7 +52,9 @@ function brokerOptions(
 ): BrokerOptions {
   const { mqtt } = config;
   if (!mqtt.tls)
-    log.warn('APPLIANCE_MQTT_TLS_KEY, _CERT and _CA are not set: the MQTT TLS listener for devices is off');
+    log.warn(
+      'the appliance is not enrolled and APPLIANCE_MQTT_TLS_KEY, _CERT and _CA are not set: the MQTT TLS listener for devices is off',
+    );
   return {
     locationId: config.locationId,
     topicPrefix: mqtt.prefix,
@@ -155,10 +168,12 @@ export async function startAppliance(
     throw error;
   }
   app.sync?.start();
+  const stopRenewal = renewIdentity(config, log);
   let fleet: ApplianceFleet | undefined;
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      stopRenewal();
       await fleet?.link.close();
       // close() stops accepting connections and waits for the requests in flight.
       await app.close();
@@ -201,9 +216,28 @@ export async function startAppliance(
 
 export type RunningAppliance = Awaited<ReturnType<typeof startAppliance>>;
 
+/**
+ * The enrolled appliance renews its certificate before it expires (checked at start and daily).
+ * The files are replaced in place; the broker and the fleet link take the new pair when they next
+ * start, and the old one stays valid until its own end, weeks later.
+ */
+function renewIdentity(config: ApplianceConfig, log: Logger) {
+  if (!config.identity || !config.cloudUrl) return () => {};
+  const keeper = createCertificateKeeper({
+    dir: config.identity.dir,
+    cloudUrl: config.cloudUrl,
+    clock: systemClock,
+    log: log.child({ module: 'identity' }),
+    renewWithinDays: RENEW_WITHIN_DAYS,
+  });
+  return scheduleRenewal(keeper, log, () => log.info('appliance certificate renewed'));
+}
+
 async function main() {
   let config: ApplianceConfig;
   try {
+    const enrolment = loadEnrolmentSettings(process.env);
+    await enrolIfNeeded({ ...enrolment, log: pino({ level: enrolment.logLevel }) });
     config = loadApplianceConfig(process.env);
   } catch (error) {
     if (!(error instanceof ApplianceConfigError)) throw error;

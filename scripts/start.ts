@@ -2,11 +2,11 @@
  * `npm start`: the whole system on one machine with embedded defaults: the cloud on SQLite with a
  * demo tenant, and the demo store's appliance syncing with it.
  */
-import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pino from 'pino';
 import { loadApplianceConfig } from '../appliance/config.ts';
+import { enrolIfNeeded, readIdentity } from '../appliance/identity/index.ts';
 import { type RunningAppliance, type StartOptions, startAppliance } from '../appliance/main.ts';
 import { type CloudConfig, ConfigError, loadCloudConfig } from '../cloud/config.ts';
 import { startCloud } from '../cloud/main.ts';
@@ -45,28 +45,28 @@ async function choosePort(requested: number, host: string, explicit: boolean) {
   return { port: 0, fellBack: true };
 }
 
+const DEMO_APPLIANCE_SERIAL = 'DEMO-APPLIANCE-1';
+
 /**
- * The demo appliance's credential, kept beside the cloud's data (the cloud shows a credential only
- * once): a new one is provisioned when there is none yet or the cloud no longer accepts it.
+ * A one-time enrolment token for the demo store's appliance, registered in the cloud's device
+ * registry the first time (a new token later, if the appliance's data dir lost its identity):
+ * the appliance enrols with it as a real one does, and gets its certificate and credential.
  */
-async function demoCredential(
-  services: CloudServices,
-  tenantId: string,
-  locationId: string,
-  dataDir: string,
-) {
-  const file = join(dataDir, 'demo-appliance.credential');
-  const kept = await readFile(file, 'utf8').then(
-    (text) => text.trim(),
-    () => '',
+async function demoEnrollmentToken(services: CloudServices, tenantId: string, locationId: string) {
+  const { items } = await services.devices.listDevices(
+    tenantId,
+    { locationId, deviceType: 'appliance' },
+    { limit: 100 },
   );
-  if (kept && (await services.sync.authenticate(kept))?.locationId === locationId) return kept;
-  const { credential } = await services.sync.provisionAppliance(tenantId, {
+  const known = items.find((device) => device.serial_number === DEMO_APPLIANCE_SERIAL);
+  if (known) return (await services.devices.regenerateToken(tenantId, known.id)).enrollment_token;
+  const registered = await services.devices.register(tenantId, {
     location_id: locationId,
+    device_type: 'appliance',
     name: 'Demo store appliance',
+    serial_number: DEMO_APPLIANCE_SERIAL,
   });
-  await writeFile(file, `${credential}\n`, { mode: 0o600 });
-  return credential;
+  return registered.enrollment_token;
 }
 
 /**
@@ -87,20 +87,30 @@ async function startDemoAppliance(
   );
   const staff = await Promise.all(members.map((m) => services.tenancy.findMember(tenant.id, m.id)));
   const { port, fellBack } = await choosePort(8090, host, process.env.APPLIANCE_PORT !== undefined);
+  const applianceDir = join(dataDir, 'appliance-demo');
+  if (!readIdentity(applianceDir))
+    await enrolIfNeeded({
+      dataDir: applianceDir,
+      cloudUrl: cloud.url,
+      enrollmentToken: await demoEnrollmentToken(services, tenant.id, location.id),
+      log: pino({ level: 'warn' }),
+    });
+  const tls = await choosePort(8883, host, process.env.APPLIANCE_MQTT_TLS_PORT !== undefined);
   const config = loadApplianceConfig({
     TENANT_ID: tenant.id,
     LOCATION_ID: location.id,
-    APPLIANCE_DATA_DIR: join(dataDir, 'appliance-demo'),
+    APPLIANCE_DATA_DIR: applianceDir,
     APPLIANCE_PORT: process.env.APPLIANCE_PORT ?? String(port),
     APPLIANCE_HOST: host,
     APPLIANCE_STORE_NAME: location.name,
     APPLIANCE_TIMEZONE: location.timezone,
     CLOUD_URL: cloud.url,
-    APPLIANCE_CLOUD_CREDENTIAL: await demoCredential(services, tenant.id, location.id, dataDir),
     ...(cloud.fleetUrl ? { APPLIANCE_FLEET_URL: cloud.fleetUrl } : {}),
     // Devices on this machine (mosquitto_pub, a simulator) without certificates: plain TCP on a
     // free port unless one is asked for; 1883 is often another broker's.
     APPLIANCE_MQTT_PORT: process.env.APPLIANCE_MQTT_PORT ?? '0',
+    // Devices with certificates of the cloud's CA: the appliance serves TLS with its own.
+    APPLIANCE_MQTT_TLS_PORT: process.env.APPLIANCE_MQTT_TLS_PORT ?? String(tls.port),
     LOG_LEVEL: 'warn',
   });
   await seedDemoAppliance(
@@ -112,7 +122,11 @@ async function startDemoAppliance(
     onRestart: async () => {
       const { port: bound, broker } = appliance;
       await appliance.stop();
-      const mqtt = { ...config.mqtt, tcpPort: broker.tcpPort };
+      const mqtt = {
+        ...config.mqtt,
+        tcpPort: broker.tcpPort,
+        tlsPort: broker.tlsPort ?? config.mqtt.tlsPort,
+      };
       appliance = await startAppliance({ ...config, port: bound, mqtt }, undefined, options);
     },
   };
@@ -182,6 +196,11 @@ function applianceBanner(
     `Demo store      ${url}${note}   (appliance: orders, kitchen, payments, stock, time clock, devices; syncs with the cloud)`,
     `Store API docs  ${url}/docs`,
     `Store MQTT      mqtt://127.0.0.1:${appliance.broker.tcpPort}   (development listener: no certificates, no ACL)`,
+    ...(appliance.broker.tlsPort
+      ? [
+          `Store MQTTS     mqtts://127.0.0.1:${appliance.broker.tlsPort}   (devices with certificates of the cloud's CA: POST /v1/mdm/devices, then /v1/mdm/enroll)`,
+        ]
+      : []),
     ...(fleetUrl
       ? [`Fleet broker    ${fleetUrl}   (the cloud's commands reach the store's appliance here)`]
       : []),

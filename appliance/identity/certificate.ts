@@ -32,7 +32,7 @@ interface Issued {
   sync_credential?: string;
 }
 
-const paths = (dir: string) => ({
+export const identityFiles = (dir: string) => ({
   key: join(dir, 'device.key'),
   cert: join(dir, 'device.crt'),
   ca: join(dir, 'ca.crt'),
@@ -81,7 +81,7 @@ async function post(url: string, body: unknown): Promise<Issued> {
 }
 
 export function createCertificateKeeper(options: CertificateFiles) {
-  const files = paths(options.dir);
+  const files = identityFiles(options.dir);
 
   async function save(issued: Issued, keyPem: string) {
     await mkdir(options.dir, { recursive: true });
@@ -144,11 +144,19 @@ export function createCertificateKeeper(options: CertificateFiles) {
 export type CertificateKeeper = ReturnType<typeof createCertificateKeeper>;
 
 /** Checks every day (by default at 03:17, away from the hour's crowd) and renews when due. */
-export function scheduleRenewal(keeper: CertificateKeeper, log: Logger, expression = '17 3 * * *') {
-  const task = cron.schedule(expression, () => {
+export function scheduleRenewal(
+  keeper: CertificateKeeper,
+  log: Logger,
+  onRenewed: () => void = () => {},
+  expression = '17 3 * * *',
+) {
+  const renew = () =>
     keeper
       .renewIfDue()
+      .then((renewed) => renewed && onRenewed())
       .catch((error: unknown) => log.warn({ err: error }, 'certificate renewal failed; retried tomorrow'));
-  });
+  const task = cron.schedule(expression, renew);
+  // An appliance switched off at 03:17 for weeks would otherwise wait a day past its chance.
+  void renew();
   return () => void task.stop();
 }

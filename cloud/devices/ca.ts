@@ -152,7 +152,10 @@ export function createDeviceCa(deps: CaDeps) {
   return {
     certificatePem: async () => (await load()).pem,
 
-    /** A client certificate for `identity`'s device, certifying the key of a checked request. */
+    /**
+     * A client certificate for `identity`'s device (for an appliance, a server certificate too),
+     * certifying the key of a checked request.
+     */
     async issue(request: CertificateRequest, identity: DeviceIdentity): Promise<IssuedCertificate> {
       const ca = await load();
       const now = deps.clock.now();
@@ -171,7 +174,12 @@ export function createDeviceCa(deps: CaDeps) {
         extensions: [
           new x509.BasicConstraintsExtension(false, undefined, true),
           new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-          new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
+          // An appliance is also the server its store's devices connect to (the broker's TLS).
+          new x509.ExtendedKeyUsageExtension(
+            identity.deviceType === 'appliance'
+              ? [x509.ExtendedKeyUsage.clientAuth, x509.ExtendedKeyUsage.serverAuth]
+              : [x509.ExtendedKeyUsage.clientAuth],
+          ),
           new x509.SubjectAlternativeNameExtension([
             { type: 'url', value: deviceIdentityUri(identity) },
             { type: 'url', value: tenantIdentityUri(identity.tenantId) },

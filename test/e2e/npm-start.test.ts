@@ -3,10 +3,12 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { ConnectionOptions } from 'node:tls';
 import { fileURLToPath } from 'node:url';
-import { connectAsync } from 'mqtt';
+import { connectAsync, type IClientOptions } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deviceTopic } from '../../shared/mqtt/topics.ts';
+import { deviceKey } from '../cloud/devices/device-client.ts';
 import { createReceiver, type Receiver } from '../support/webhooks.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -41,16 +43,19 @@ describe('npm start', () => {
     });
     child = system;
     let printed = '';
-    const urls = await new Promise<{ cloud: string; store: string; mqtt: string }>((resolve, reject) => {
-      system.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${printed}`)));
-      system.stdout!.on('data', (chunk: Buffer) => {
-        printed += chunk.toString();
-        const cloud = /Cloud gateway\s+(http:\S+)/.exec(printed)?.[1];
-        const store = /Demo store\s+(http:\S+)/.exec(printed)?.[1];
-        const mqtt = /Store MQTT\s+(mqtt:\S+)/.exec(printed)?.[1];
-        if (cloud && store && mqtt) resolve({ cloud, store, mqtt });
-      });
-    });
+    const urls = await new Promise<{ cloud: string; store: string; mqtt: string; mqtts: string }>(
+      (resolve, reject) => {
+        system.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${printed}`)));
+        system.stdout!.on('data', (chunk: Buffer) => {
+          printed += chunk.toString();
+          const cloud = /Cloud gateway\s+(http:\S+)/.exec(printed)?.[1];
+          const store = /Demo store\s+(http:\S+)/.exec(printed)?.[1];
+          const mqtt = /Store MQTT\s+(mqtt:\S+)/.exec(printed)?.[1];
+          const mqtts = /Store MQTTS\s+(mqtts:\S+)/.exec(printed)?.[1];
+          if (cloud && store && mqtt && mqtts) resolve({ cloud, store, mqtt, mqtts });
+        });
+      },
+    );
     expect(printed).toMatch(/Fleet broker\s+mqtt:\/\/\S+/);
 
     const admin = await post(`${urls.cloud}/v1/auth/login`, {
@@ -141,6 +146,57 @@ describe('npm start', () => {
       )
       .toMatchObject({ id: 'fridge-1', status: 'online', last_telemetry: { temperature_c: 3.5 } });
     await fridge.endAsync();
+
+    // A device registered in the cloud enrols with a key made on it, and talks to the store's
+    // broker over TLS: the broker shows the certificate the appliance enrolled for, from the same CA.
+    const registered = await post(
+      `${urls.cloud}/v1/mdm/devices`,
+      { location_id: locationId, device_type: 'sensor', name: 'Walk-in fridge', serial_number: 'FRIDGE-2' },
+      adminAccess,
+    );
+    expect(registered.status, JSON.stringify(registered.json)).toBe(201);
+    const device = registered.json.data as { id: string; enrollment_token: string };
+    const key = await deviceKey('CN=walk-in fridge');
+    const enrolled = await post(`${urls.cloud}/v1/mdm/enroll`, {
+      enrollment_token: device.enrollment_token,
+      csr: key.csr,
+    });
+    const issued = enrolled.json.data as { certificate: string; ca_certificate: string };
+    let serverUri = '';
+    const tlsOptions: IClientOptions & Pick<ConnectionOptions, 'checkServerIdentity'> = {
+      clientId: device.id,
+      key: key.privateKey.export({ type: 'pkcs8', format: 'pem' }),
+      cert: issued.certificate,
+      ca: issued.ca_certificate,
+      reconnectPeriod: 0,
+      // Devices know the appliance by the identity its certificate carries, not by a host name.
+      checkServerIdentity: (_host, certificate) => {
+        serverUri = certificate.subjectaltname ?? '';
+        return undefined;
+      },
+    };
+    const sensor = await connectAsync(urls.mqtts, tlsOptions);
+    expect(serverUri).toMatch(new RegExp(`URI:urn:edge:device:appliance:${locationId}:`));
+    await sensor.publishAsync(
+      deviceTopic({ deviceType: 'sensor', locationId, deviceId: device.id, channel: 'status' }),
+      JSON.stringify({ status: 'online', firmware: '2.1.0' }),
+      { qos: 0, retain: true },
+    );
+    // The store's broker saw it; sync carries that to the cloud's registry.
+    await expect
+      .poll(
+        async () =>
+          (
+            (await (
+              await fetch(`${urls.cloud}/v1/mdm/devices/${device.id}`, {
+                headers: { authorization: `Bearer ${adminAccess}` },
+              })
+            ).json()) as { data: Record<string, unknown> }
+          ).data,
+        { timeout: 20_000, interval: 250 },
+      )
+      .toMatchObject({ state: 'online', firmware_version: '2.1.0' });
+    await sensor.endAsync();
 
     system.kill('SIGTERM');
     const code = await new Promise((resolve) => system.once('exit', resolve));

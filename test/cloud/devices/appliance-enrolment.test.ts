@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { x509 } from '../../../shared/devices/x509.ts';
 import { createTestCloud, seedTenant, type TestCloud } from '../../support/cloud.ts';
 import { backends } from '../../support/stores.ts';
 import { deviceKey } from './device-client.ts';
@@ -22,6 +23,13 @@ describe.each(backends)('an appliance’s enrolment (%s)', (backend) => {
       csr: (await deviceKey()).csr,
     });
     expect(first.sync_credential).toMatch(new RegExp(`^sak_${appliance.id}\\.`));
+    // It serves its store's devices over TLS with this certificate, so it is a server's too.
+    const usages = (pem: string) =>
+      new x509.X509Certificate(pem).getExtension(x509.ExtendedKeyUsageExtension)?.usages;
+    expect(usages(first.certificate)).toEqual([
+      x509.ExtendedKeyUsage.clientAuth,
+      x509.ExtendedKeyUsage.serverAuth,
+    ]);
     expect(await cloud.services.sync.authenticate(first.sync_credential!)).toMatchObject({
       applianceId: appliance.id,
       tenantId: tenant.id,
@@ -50,5 +58,6 @@ describe.each(backends)('an appliance’s enrolment (%s)', (backend) => {
       csr: (await deviceKey()).csr,
     });
     expect(issued.sync_credential).toBeUndefined();
+    expect(usages(issued.certificate)).toEqual([x509.ExtendedKeyUsage.clientAuth]);
   });
 });
