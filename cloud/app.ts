@@ -8,6 +8,7 @@ import { authPlugin } from './gateway/auth.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter, TIER_LIMITS } from './gateway/rate-limit.ts';
 import { rateLimitPlugin } from './gateway/rate-limit-plugin.ts';
 import { identityRoutes, wellKnownRoutes } from './identity/index.ts';
+import { incidentRoutes } from './incidents/index.ts';
 import { type CloudDeps, type CloudServices, createCloudServices } from './services.ts';
 import { syncRoutes } from './sync/routes.ts';
 import { platformRoutes } from './tenancy/index.ts';
@@ -95,5 +96,6 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
   await app.register(webhookAdminPlugin, { prefix: '/api/v1/webhooks', ...webhookOptions });
   await app.register(mdmRoutes, { prefix: '/v1/mdm', devices: services.devices, audit: services.audit });
   await app.register(iotRoutes, { prefix: '/v1/iot', devices: services.devices });
+  await app.register(incidentRoutes, { prefix: '/v1/incidents', incidents: services.incidents });
   return app;
 }

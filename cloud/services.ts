@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import type { Clock } from '../shared/clock.ts';
+import { AppError } from '../shared/http/errors.ts';
 import type { IdGenerator } from '../shared/ids.ts';
 import { createAuditLog } from './audit/index.ts';
 import type { CloudConfig } from './config.ts';
@@ -11,6 +12,7 @@ import { linkStoreDevices } from './flows/store-devices.ts';
 import { createIdentity } from './identity/index.ts';
 import { createSecretHasher } from './identity/secrets.ts';
 import type { ThrottlePolicies } from './identity/throttle.ts';
+import { createIncidentService } from './incidents/index.ts';
 import { createSyncService, type SyncService } from './sync/service.ts';
 import { createTenancyService } from './tenancy/service.ts';
 import { createWebhooks, type WebhookDeps } from './webhooks/service.ts';
@@ -86,7 +88,21 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
         .credential,
   });
   linkStoreDevices(sync, devices);
-  return { audit, tenancy, identity, events, sync, webhooks, devices };
+  const incidents = createIncidentService({
+    store,
+    events,
+    clock,
+    newId,
+    log,
+    audit,
+    locationName: async (tenantId, locationId) => (await tenancy.findLocation(tenantId, locationId))?.name,
+    device: (tenantId, deviceId) =>
+      devices.getDevice(tenantId, deviceId).catch((error: unknown) => {
+        if (error instanceof AppError && error.status === 404) return undefined;
+        throw error;
+      }),
+  });
+  return { audit, tenancy, identity, events, sync, webhooks, devices, incidents };
 }
 
 export type CloudServices = ReturnType<typeof createCloudServices>;

@@ -2,6 +2,7 @@ import type { AuditTables } from '../audit/store.ts';
 import type { DeviceTables } from '../devices/tables.ts';
 import type { EventTables } from '../events/index.ts';
 import type { IdentityTables } from '../identity/tables.ts';
+import type { IncidentTables } from '../incidents/tables.ts';
 import type { SyncTables } from '../sync/tables.ts';
 import type { TenancyTables } from '../tenancy/tables.ts';
 import type { WebhookTables } from '../webhooks/tables.ts';
@@ -13,4 +14,5 @@ export type Database = TenancyTables &
   EventTables &
   SyncTables &
   WebhookTables &
-  DeviceTables;
+  DeviceTables &
+  IncidentTables;

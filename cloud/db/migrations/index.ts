@@ -6,6 +6,7 @@ import * as syncKeyProbes from './0004-sync-key-probes.ts';
 import * as webhooks from './0005-webhooks.ts';
 import * as devices from './0006-devices.ts';
 import * as deviceTelemetryMinutes from './0007-device-telemetry-minutes.ts';
+import * as incidents from './0008-incidents.ts';
 
 /** Applied in name order; never edit one that has shipped, add the next. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005-webhooks': webhooks,
   '0006-devices': devices,
   '0007-device-telemetry-minutes': deviceTelemetryMinutes,
+  '0008-incidents': incidents,
 };
