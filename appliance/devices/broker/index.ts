@@ -2,7 +2,8 @@
  * The store's MQTT broker (Aedes) for kitchen screens, printers, sensors and cameras: TLS with
  * client certificates of the device CA, plain TCP for development, MQTT over WebSocket through the
  * local API for browser screens; per-identity ACL on the topics of shared/mqtt/topics.ts; sessions
- * and QoS 1/2 messages on disk; slow clients cut before they can stall the others.
+ * and QoS 1/2 messages on disk; slow clients cut before they can stall the others; what each
+ * connection hands over at once bounded, so a busy broker's messages die young (intake.ts).
  */
 import type { EventEmitter } from 'node:events';
 import type { IncomingMessage } from 'node:http';
@@ -16,6 +17,7 @@ import type { BrokerPrincipal } from './acl.ts';
 import { guardDelivery } from './delivery.ts';
 import { createBrokerHooks, type Session, type Transport } from './hooks.ts';
 import { identityFromCertificate } from './identity.ts';
+import { boundIntake } from './intake.ts';
 import { type Listener, listenTcp, listenTls } from './listeners.ts';
 import { createSqlitePersistence } from './persistence.ts';
 
@@ -133,6 +135,7 @@ export async function startBroker(options: BrokerOptions): Promise<ApplianceBrok
     req?: IncomingMessage,
   ) => {
     const client = aedes.handle(conn, req);
+    boundIntake(conn, client);
     sessions.set(client, { transport, denials: 0, ...extra });
     guardDelivery(client, {
       maxQueued: options.maxQueuedPerClient ?? 1000,
