@@ -92,6 +92,7 @@ export function brokerStatements(db: BrokerDb) {
       'select seq, message_id, packet from outgoing where client_id = ? and message_id = ? order by seq limit 1',
     ),
     deleteOutgoing: db.prepare('delete from outgoing where seq = ?'),
+    queuedByClient: db.prepare('select client_id, count(*) as queued from outgoing group by client_id'),
     outgoingOf: db.prepare('select seq, message_id, packet from outgoing where client_id = ? order by seq'),
     putIncoming: db.prepare(
       `insert into incoming (client_id, message_id, packet) values (?, ?, ?)

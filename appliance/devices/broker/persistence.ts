@@ -7,7 +7,9 @@
  * message only after that. Writes arriving in one turn of the event loop share one commit (group
  * commit), and reads go through the same queue, so a read always sees the writes asked before it.
  * Subscriptions and retained messages are mirrored in memory too: aedes looks them up on every
- * publish and subscribe, and the store's broker holds few of them.
+ * publish and subscribe, and the store's broker holds few of them. So is how many messages each
+ * client has queued: aedes asks to clear one at every PUBACK, and a client with none queued (every
+ * clean session) is answered at once rather than by a read in the commit queue.
  */
 import { Readable } from 'node:stream';
 import { createGroupCommit } from '../../db/group-commit.ts';
@@ -48,6 +50,8 @@ export class SqlitePersistence {
   readonly #commit: <T>(work: () => T) => Promise<T>;
   readonly #retained = new Map<string, StoredPacket>();
   readonly #subscriptions = new Map<string, Map<string, SubscriptionRecord>>();
+  /** Rows in `outgoing` per client, counting enqueues asked for and not yet committed. */
+  readonly #queued = new Map<string, number>();
   #broker: BrokerRef | undefined;
   #destroyed = false;
 
@@ -60,6 +64,8 @@ export class SqlitePersistence {
     type SubRow = { client_id: string; topic: string; record: Buffer };
     for (const row of this.#sql.allSubscriptions.all() as SubRow[])
       this.#clientSubscriptions(row.client_id).set(row.topic, decodePacket(row.record) as SubscriptionRecord);
+    for (const row of this.#sql.queuedByClient.all() as Array<{ client_id: string; queued: number }>)
+      this.#queued.set(row.client_id, row.queued);
   }
 
   get broker() {
@@ -162,10 +168,23 @@ export class SqlitePersistence {
     if (subs.length === 0) return;
     const copy = packetCopy(packet);
     const blob = encodePacket(copy);
-    await this.#commit(() => {
-      for (const { clientId } of subs)
-        this.#sql.enqueue.run(clientId, copy.brokerId ?? null, copy.brokerCounter ?? null, blob);
-    });
+    // Counted before the commit, so a clear asked meanwhile waits in the queue for the row.
+    for (const { clientId } of subs) this.#countQueued(clientId, 1);
+    try {
+      await this.#commit(() => {
+        for (const { clientId } of subs)
+          this.#sql.enqueue.run(clientId, copy.brokerId ?? null, copy.brokerCounter ?? null, blob);
+      });
+    } catch (error) {
+      for (const { clientId } of subs) this.#countQueued(clientId, -1);
+      throw error;
+    }
+  }
+
+  #countQueued(clientId: string, change: number) {
+    const queued = (this.#queued.get(clientId) ?? 0) + change;
+    if (queued > 0) this.#queued.set(clientId, queued);
+    else this.#queued.delete(clientId);
   }
 
   /**
@@ -198,13 +217,16 @@ export class SqlitePersistence {
 
   async outgoingClearMessageId(client: ClientRef, packet: StoredPacket) {
     const messageId = packet?.messageId;
-    if (typeof messageId !== 'number') return undefined;
-    return this.#commit(() => {
-      const row = this.#sql.outgoingByMessage.get(client.id, messageId) as OutgoingRow | undefined;
-      if (!row) return undefined;
-      this.#sql.deleteOutgoing.run(row.seq);
-      return fromOutgoing(row);
+    if (typeof messageId !== 'number' || !this.#queued.has(client.id)) return undefined;
+    const row = await this.#commit(() => {
+      const found = this.#sql.outgoingByMessage.get(client.id, messageId) as OutgoingRow | undefined;
+      if (found) this.#sql.deleteOutgoing.run(found.seq);
+      return found;
     });
+    if (!row) return undefined;
+    // Only once committed: a count too high costs a read, one too low would keep a row forever.
+    this.#countQueued(client.id, -1);
+    return fromOutgoing(row);
   }
 
   /** A snapshot of the client's queue, oldest first. */

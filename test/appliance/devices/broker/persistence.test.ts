@@ -93,3 +93,48 @@ describe('SQLite persistence across a reopen', () => {
     await second.destroy();
   });
 });
+
+describe('clearing an acknowledged message', () => {
+  const queuedPacket = (counter: number) => ({
+    cmd: 'publish',
+    topic: 'a/cmd',
+    payload: Buffer.from(`m${counter}`),
+    qos: 1,
+    brokerId: 'broker-a',
+    brokerCounter: counter,
+  });
+
+  it('answers at once for a client with nothing queued, and finds what was queued before a reopen', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mqtt-persistence-'));
+    dirs.push(dir);
+    const client = { id: 'kds-2' };
+    const first = new SqlitePersistence(dir);
+    await first.setup({ id: 'broker-a' });
+    expect(await first.outgoingClearMessageId(client, { messageId: 1 })).toBeUndefined();
+    await first.outgoingEnqueueCombi([{ clientId: client.id }], queuedPacket(1));
+    await first.outgoingEnqueueCombi([{ clientId: client.id }], queuedPacket(2));
+    await first.outgoingUpdate(client, { ...queuedPacket(1), messageId: 11 });
+    await first.destroy();
+
+    const second = new SqlitePersistence(dir);
+    await second.setup({ id: 'broker-b' });
+    await second.outgoingUpdate(client, { ...queuedPacket(2), messageId: 12 });
+    const cleared = await second.outgoingClearMessageId(client, { messageId: 11 });
+    expect(cleared?.payload?.toString()).toBe('m1');
+    expect((await second.outgoingClearMessageId(client, { messageId: 12 }))?.payload?.toString()).toBe('m2');
+    expect(await second.outgoingStream(client).toArray()).toEqual([]);
+    await second.destroy();
+  });
+
+  it('waits for an enqueue asked for just before it', async () => {
+    const persistence = freshPersistence();
+    await persistence.setup({ id: 'broker-a' });
+    const client = { id: 'kds-3' };
+    const enqueued = persistence.outgoingEnqueueCombi([{ clientId: client.id }], queuedPacket(1));
+    const updated = persistence.outgoingUpdate(client, { ...queuedPacket(1), messageId: 5 });
+    const cleared = persistence.outgoingClearMessageId(client, { messageId: 5 });
+    await Promise.all([enqueued, updated]);
+    expect((await cleared)?.payload?.toString()).toBe('m1');
+    await persistence.destroy();
+  });
+});
