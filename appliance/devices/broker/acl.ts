@@ -10,7 +10,6 @@ import {
   parseDeviceTopic,
   storeChannelFilter,
   storeStatusFilter,
-  topicMatches,
 } from '../../../shared/mqtt/topics.ts';
 import { MANAGER_ROLES } from '../../../shared/roles.ts';
 
@@ -99,10 +98,33 @@ export function canSubscribe(principal: BrokerPrincipal, filter: string, prefix:
   return allowed.some((pattern) => filterCovers(pattern, filter)) ? ALLOW : deny('not readable by this role');
 }
 
-/** The last check before a message leaves for a client (restored sessions, retained messages). */
-export function canRead(principal: BrokerPrincipal, topic: string, prefix: string): boolean {
-  if (principal.kind === 'developer') return true;
-  if (isReserved(topic)) return false;
-  if (principal.kind === 'device') return topic === ownCommandTopic(principal, prefix);
-  return staffReadFilters(principal.roles, principal.locationId, prefix).some((f) => topicMatches(f, topic));
+/** `topicMatches` on a filter and a topic already split into levels. */
+function levelsMatch(filter: readonly string[], topic: readonly string[]) {
+  for (let i = 0; i < filter.length; i += 1) {
+    if (filter[i] === '#') return true;
+    if (i >= topic.length) return false;
+    if (filter[i] !== '+' && filter[i] !== topic[i]) return false;
+  }
+  return filter.length === topic.length;
 }
+
+/**
+ * The last check before a message leaves for a client (restored sessions, retained messages), for
+ * one principal: its filters are worked out once per session rather than for every message.
+ */
+export function readableBy(principal: BrokerPrincipal, prefix: string): (topic: string) => boolean {
+  if (principal.kind === 'developer') return () => true;
+  if (principal.kind === 'device') {
+    const own = ownCommandTopic(principal, prefix);
+    return (topic) => topic === own;
+  }
+  const filters = staffReadFilters(principal.roles, principal.locationId, prefix).map((f) => f.split('/'));
+  return (topic) => {
+    if (isReserved(topic)) return false;
+    const levels = topic.split('/');
+    return filters.some((filter) => levelsMatch(filter, levels));
+  };
+}
+
+export const canRead = (principal: BrokerPrincipal, topic: string, prefix: string): boolean =>
+  readableBy(principal, prefix)(topic);

@@ -6,7 +6,7 @@
 import type { AedesOptions, AedesPublishPacket, Client, PublishPacket, Subscription } from 'aedes';
 import type { Logger } from 'pino';
 import { parseDeviceTopic, RETAINED_CHANNELS } from '../../../shared/mqtt/topics.ts';
-import { type BrokerPrincipal, canPublish, canRead, canSubscribe } from './acl.ts';
+import { type BrokerPrincipal, canPublish, canSubscribe, readableBy } from './acl.ts';
 import type { CertificateIdentity } from './identity.ts';
 
 export type Transport = 'tcp' | 'tls' | 'websocket';
@@ -17,6 +17,8 @@ export interface Session {
   certificate?: CertificateIdentity | undefined;
   connect?: { clientId: string; clean: boolean; protocolVersion: number };
   principal?: BrokerPrincipal;
+  /** What the principal may read, set with it: checked for every message delivered. */
+  readable?: (topic: string) => boolean;
   denials: number;
 }
 
@@ -86,6 +88,7 @@ async function admit(ctx: HookContext, client: Client, password: Buffer | undefi
     throw new Refusal(5, 'this identity belongs to another store');
   checkClientId(principal, client.id, session);
   session.principal = principal;
+  session.readable = readableBy(principal, ctx.prefix);
   return { session, principal };
 }
 
@@ -177,8 +180,7 @@ export function createBrokerHooks(ctx: HookContext): AedesOptions {
   };
 
   const authorizeForward: AedesOptions['authorizeForward'] = (client, packet: AedesPublishPacket) => {
-    const principal = sessions.get(client)?.principal;
-    if (principal && canRead(principal, packet.topic, prefix)) return packet;
+    if (sessions.get(client)?.readable?.(packet.topic)) return packet;
     log.warn({ clientId: client.id, topic: packet.topic }, 'delivery withheld: not readable by this client');
     return null;
   };

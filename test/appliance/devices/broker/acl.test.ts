@@ -5,6 +5,7 @@ import {
   canRead,
   canSubscribe,
   filterCovers,
+  readableBy,
 } from '../../../../appliance/devices/broker/acl.ts';
 
 const STORE = 'store-1';
@@ -97,5 +98,37 @@ describe('developer (plain TCP)', () => {
     expect(allowed(canSubscribe(developer, '#', P))).toBe(true);
     expect(allowed(canPublish(developer, 'anything/at/all', P))).toBe(true);
     expect(allowed(canPublish(developer, '$SYS/broker', P))).toBe(false);
+  });
+});
+
+describe('readableBy (a session’s read check, worked out once)', () => {
+  const topics = [
+    `edge/kds/${STORE}/kds-1/cmd`,
+    `edge/kds/${STORE}/kds-2/cmd`,
+    `edge/kds/${STORE}/kds-1/status`,
+    `edge/sensor/${STORE}/fridge-1/telemetry`,
+    `edge/sensor/${STORE}/fridge-1/alert`,
+    `edge/sensor/other/fridge-1/telemetry`,
+    `edge/sensor/${STORE}/fridge-1/telemetry/extra`,
+    `edge/sensor/${STORE}/telemetry`,
+    '$SYS/broker/uptime',
+    'anything/at/all',
+  ];
+
+  it.each([
+    ['kds', kds],
+    ['cashier', cashier],
+    ['manager', manager],
+    ['developer', developer],
+  ])('answers as the ACL’s rules for a %s', (name, principal) => {
+    const readable = readableBy(principal, P);
+    const expected = {
+      kds: [true, false, false, false, false, false, false, false, false, false],
+      cashier: [false, false, true, false, false, false, false, false, false, false],
+      manager: [false, false, true, true, true, false, false, false, false, false],
+      developer: topics.map(() => true),
+    }[name]!;
+    expect(topics.map(readable)).toEqual(expected);
+    expect(topics.map((topic) => canRead(principal, topic, P))).toEqual(expected);
   });
 });
