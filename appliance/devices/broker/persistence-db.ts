@@ -93,7 +93,11 @@ export function brokerStatements(db: BrokerDb) {
     ),
     deleteOutgoing: db.prepare('delete from outgoing where seq = ?'),
     queuedByClient: db.prepare('select client_id, count(*) as queued from outgoing group by client_id'),
-    outgoingOf: db.prepare('select seq, message_id, packet from outgoing where client_id = ? order by seq'),
+    lastQueued: db.prepare('select max(seq) as seq from outgoing where client_id = ?'),
+    queuedPage: db.prepare(
+      `select seq, message_id, packet from outgoing
+       where seq > ? and seq <= ? and client_id = ? order by seq limit ?`,
+    ),
     putIncoming: db.prepare(
       `insert into incoming (client_id, message_id, packet) values (?, ?, ?)
        on conflict (client_id, message_id) do update set packet = excluded.packet`,

@@ -42,6 +42,9 @@ interface SubscriptionInput {
 }
 type SubscriptionRecord = Omit<SubscriptionInput, 'topic'>;
 
+/** Queued messages read from disk at a time when a client's queue is replayed. */
+const QUEUE_PAGE = 64;
+
 const payloadLength = (packet: StoredPacket) => packet.payload?.length ?? 0;
 
 export class SqlitePersistence {
@@ -229,12 +232,26 @@ export class SqlitePersistence {
     return fromOutgoing(row);
   }
 
-  /** A snapshot of the client's queue, oldest first. */
+  /**
+   * The client's queue as it stands now, oldest first (what is queued later reaches the client
+   * live), read a page at a time: a device back from a long absence may have thousands waiting,
+   * which aedes sends only as fast as the client reads. A message acknowledged meanwhile is skipped.
+   */
   outgoingStream(client: ClientRef) {
-    const rows = this.#commit(() => this.#sql.outgoingOf.all(client.id) as OutgoingRow[]);
+    const sql = this.#sql;
+    const commit = this.#commit;
+    const last = commit(() => (sql.lastQueued.get(client.id) as { seq: number | null }).seq);
     return Readable.from(
       (async function* () {
-        for (const row of await rows) yield fromOutgoing(row);
+        const until = await last;
+        let after = 0;
+        while (until !== null) {
+          const page = () => sql.queuedPage.all(after, until, client.id, QUEUE_PAGE) as OutgoingRow[];
+          const rows = await commit(page);
+          for (const row of rows) yield fromOutgoing(row);
+          if (rows.length < QUEUE_PAGE) return;
+          after = rows[rows.length - 1]!.seq;
+        }
       })(),
     );
   }

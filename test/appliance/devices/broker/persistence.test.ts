@@ -138,3 +138,26 @@ describe('clearing an acknowledged message', () => {
     await persistence.destroy();
   });
 });
+
+describe('replaying a long queue', () => {
+  it('yields every message queued when asked, in order, page after page; later ones come live', async () => {
+    const persistence = freshPersistence();
+    await persistence.setup({ id: 'broker-a' });
+    const client = { id: 'kds-4' };
+    const packet = (counter: number) => ({
+      cmd: 'publish',
+      topic: 'a/cmd',
+      payload: Buffer.from(`m${counter}`),
+      qos: 1,
+      brokerId: 'broker-a',
+      brokerCounter: counter,
+    });
+    for (let counter = 1; counter <= 200; counter += 1)
+      await persistence.outgoingEnqueueCombi([{ clientId: client.id }], packet(counter));
+    const stream = persistence.outgoingStream(client);
+    await persistence.outgoingEnqueueCombi([{ clientId: client.id }], packet(201));
+    const replayed = (await stream.toArray()).map((p) => p.payload.toString());
+    expect(replayed).toEqual(Array.from({ length: 200 }, (_, i) => `m${i + 1}`));
+    await persistence.destroy();
+  });
+});
