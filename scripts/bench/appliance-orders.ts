@@ -1,13 +1,7 @@
-/**
- * Orders created per second and their latency on the real appliance (POST /v1/commerce/orders)
- * against a bare Fastify route writing the same rows with better-sqlite3 under the same durability
- * settings (WAL, synchronous=FULL), measured in one run on one machine. Each server runs alone in
- * its own process, one at a time, so the load generator (this process) does not share its core.
- */
-import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type Announcement, signalAll, startServer, withServer } from './lib/children.ts';
 import { load, problemsOf, round, statusCodes, WARMUP_SECONDS } from './lib/load.ts';
+import { type MachineInfo, machineSampler } from './lib/report.ts';
 
 export interface ApplianceOrdersBenchOptions {
   /** Seconds measured per server, after the warm-up. */
@@ -32,7 +26,7 @@ export interface OrderRateMeasurement {
 export interface ApplianceOrdersReport {
   name: 'appliance-orders';
   at: string;
-  machine: { cpus: number; cpu_model: string; node: string; load_1m: { before: number; after: number } };
+  machine: MachineInfo;
   settings: { duration: number; connections: number; warmup: number };
   valid: boolean;
   problems: string[];
@@ -110,7 +104,7 @@ export async function runApplianceOrdersBench(
 ): Promise<ApplianceOrdersReport> {
   const server = (file: string) =>
     startServer({ file, env: { LOG_LEVEL: 'warn' }, cpuProfileDir: options.cpuProfileDir });
-  const loadBefore = loadavg()[0] ?? 0;
+  const machine = machineSampler();
   process.on('exit', signalAll);
   try {
     const bare = await withServer(server(SERVERS.bare), (info) =>
@@ -123,12 +117,7 @@ export async function runApplianceOrdersBench(
     return {
       name: 'appliance-orders',
       at: new Date().toISOString(),
-      machine: {
-        cpus: cpus().length,
-        cpu_model: cpus()[0]?.model ?? 'unknown',
-        node: process.version,
-        load_1m: { before: round(loadBefore, 2), after: round(loadavg()[0] ?? 0, 2) },
-      },
+      machine: machine(),
       settings: { duration: options.duration, connections: options.connections, warmup: WARMUP_SECONDS },
       valid,
       problems,

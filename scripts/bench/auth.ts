@@ -1,12 +1,7 @@
-/**
- * Authenticated GET /v1/auth/me on the real cloud against a bare Fastify route, measured in one run
- * on one machine, plus password logins per second. Each server runs alone in its own process so
- * it gets one core and the load generator (this process) the other.
- */
-import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { signalAll, startServer, withServer } from './lib/children.ts';
 import { load, problemsOf, round, statusCodes, WARMUP_SECONDS } from './lib/load.ts';
+import { type MachineInfo, machineSampler } from './lib/report.ts';
 
 export interface AuthBenchOptions {
   /** Seconds measured per endpoint, after the warm-up. */
@@ -41,7 +36,7 @@ export interface AuthReport {
   name: 'auth';
   at: string;
   /** load_1m: the 1-minute load average before and after; above the cpu count, others shared the CPU. */
-  machine: { cpus: number; cpu_model: string; node: string; load_1m: { before: number; after: number } };
+  machine: MachineInfo;
   settings: { duration: number; connections: number; warmup: number };
   valid: boolean;
   problems: string[];
@@ -146,7 +141,7 @@ export async function runAuthBench(options: AuthBenchOptions): Promise<AuthRepor
       cpuProfileDir: options.cpuProfileDir,
       keys: ['port'],
     });
-  const loadBefore = loadavg()[0] ?? 0;
+  const machine = machineSampler();
   process.on('exit', signalAll);
   try {
     const bare = await withServer(startServer({ file: SERVERS.bare, keys: ['port'] }), ({ port }) =>
@@ -157,7 +152,7 @@ export async function runAuthBench(options: AuthBenchOptions): Promise<AuthRepor
       login: await measureLogin(port, options.duration),
     }));
     const meWithLogs = await withServer(cloud('info'), ({ port }) => measureMe(port, options));
-    return report(options, { bare, me, meWithLogs, login }, loadBefore);
+    return report(options, { bare, me, meWithLogs, login }, machine);
   } finally {
     process.off('exit', signalAll);
   }
@@ -166,7 +161,7 @@ export async function runAuthBench(options: AuthBenchOptions): Promise<AuthRepor
 function report(
   options: AuthBenchOptions,
   runs: { bare: RateMeasurement; me: RateMeasurement; meWithLogs: RateMeasurement; login: LoginMeasurement },
-  loadBefore: number,
+  machine: () => MachineInfo,
 ): AuthReport {
   const problems = problemsOf({
     bare: runs.bare,
@@ -178,12 +173,7 @@ function report(
   return {
     name: 'auth',
     at: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      cpu_model: cpus()[0]?.model ?? 'unknown',
-      node: process.version,
-      load_1m: { before: round(loadBefore, 2), after: round(loadavg()[0] ?? 0, 2) },
-    },
+    machine: machine(),
     settings: { duration: options.duration, connections: options.connections, warmup: WARMUP_SECONDS },
     valid: problems.length === 0,
     problems,

@@ -1,17 +1,8 @@
-/**
- * The sync path end to end, for each cloud backend: real appliances (in this process: their store,
- * services, sync client, replica and worker) against the real cloud gateway in a child process over
- * loopback HTTP. Six measures: a 100,000-order offline backlog drained (against the same rows
- * inserted straight into a fresh cloud store), a backlog of merged time punches, a 50,000-change pull,
- * 72 hours offline with the cloud editing the same store meanwhile, and single writes' latency with
- * the worker running. Every measure is verified against what the cloud holds afterwards.
- */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type Announcement, signalAll, startServer, withServer } from './lib/children.ts';
 import { round } from './lib/load.ts';
+import { codeVersion, machineSampler } from './lib/report.ts';
 import {
   type BenchAppliance,
   createTravelClock,
@@ -44,7 +35,6 @@ export interface SyncBenchOptions {
 export const SYNC_BACKENDS: readonly Backend[] = ['sqlite', 'pg'];
 
 const SYNC_CLOUD = fileURLToPath(new URL('./servers/sync-cloud.ts', import.meta.url));
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 // The cloud's default, which the bench leaves alone (CLOUD_SYNC_MAX_CONCURRENT_PUSHES).
 const CLOUD_MAX_CONCURRENT_PUSHES = 8;
@@ -197,27 +187,11 @@ async function runBackend(
   }
 }
 
-/** The commit measured, and whether the sync code differed from it (others work in this tree). */
-function codeVersion() {
-  const git = (...args: string[]) =>
-    execFileSync('git', args, {
-      cwd: REPO_ROOT,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-  try {
-    const changed = git('status', '--porcelain', '--', 'appliance', 'cloud', 'shared');
-    return { commit: git('rev-parse', '--short', 'HEAD'), product_changes_uncommitted: changed !== '' };
-  } catch {
-    return { commit: 'unknown', product_changes_uncommitted: false };
-  }
-}
-
 /** Each backend in turn, its cloud child stopped before the next one starts. */
 export async function runSyncBench(options: SyncBenchOptions): Promise<SyncReport> {
   const plan = options.quick ? QUICK_PLAN : FULL_PLAN;
   const code = codeVersion();
-  const loadBefore = loadavg()[0] ?? 0;
+  const machine = machineSampler();
   const backends: Partial<Record<Backend, BackendReport>> = {};
   const pgAutovacuum = options.backends.includes('pg')
     ? await autovacuumOf(DATABASE_URL).catch(() => 'unreachable')
@@ -234,12 +208,7 @@ export async function runSyncBench(options: SyncBenchOptions): Promise<SyncRepor
   return {
     name: 'sync',
     at: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      cpu_model: cpus()[0]?.model ?? 'unknown',
-      node: process.version,
-      load_1m: { before: round(loadBefore, 2), after: round(loadavg()[0] ?? 0, 2) },
-    },
+    machine: machine(),
     code,
     settings: {
       plan: options.quick ? 'quick' : 'full',

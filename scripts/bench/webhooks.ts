@@ -1,22 +1,11 @@
-/**
- * Outbound webhooks end to end, for each cloud backend: the cloud's services and delivery worker in
- * this process (as the gateway runs them), a real store, and a loopback receiver in a child process
- * with one port per endpoint. Four measures: the HTTP client's ceiling with no database (baseline),
- * deliveries per second for a burst of events to 100 endpoints (throughput), first-attempt latency
- * from commit to arrival at a steady rate (latency), and the same with half the endpoints failing or
- * hanging (isolation). Run by `npm run bench -- webhooks`, or directly:
- * `tsx scripts/bench/webhooks.ts [--quick] [--backend sqlite|pg] [--cpu-prof]`.
- */
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_WEBHOOK_OPTIONS } from '../../cloud/webhooks/service.ts';
 import { type Announcement, signalAll, startServer, withServer } from './lib/children.ts';
 import { round } from './lib/load.ts';
+import { codeVersion, machineSampler } from './lib/report.ts';
 import { autovacuumOf } from './sync/pg.ts';
 import { startProfile } from './sync/profile.ts';
 import { measureBaseline } from './webhooks/baseline.ts';
@@ -45,7 +34,6 @@ export interface WebhooksBenchOptions {
 export const WEBHOOK_BACKENDS: readonly Backend[] = ['sqlite', 'pg'];
 
 const RECEIVER = fileURLToPath(new URL('./webhooks/receiver.ts', import.meta.url));
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('../../bench-results/', import.meta.url));
 const DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 // outbound.ts's default, which the worker uses.
@@ -142,31 +130,10 @@ async function runBackend(context: Context, baselineRate: number | undefined): P
   return report;
 }
 
-/** The commit measured, and a digest of the product's uncommitted changes (others work in this tree). */
-function codeVersion() {
-  const git = (...args: string[]) =>
-    execFileSync('git', args, {
-      cwd: REPO_ROOT,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-      maxBuffer: 64 * 1024 * 1024,
-    }).trim();
-  try {
-    const diff = git('diff', 'HEAD', '--', 'cloud', 'shared');
-    return {
-      commit: git('rev-parse', '--short', 'HEAD'),
-      product_changes_uncommitted: git('status', '--porcelain', '--', 'cloud', 'shared') !== '',
-      uncommitted_diff_sha256: diff ? createHash('sha256').update(diff).digest('hex').slice(0, 12) : null,
-    };
-  } catch {
-    return { commit: 'unknown', product_changes_uncommitted: false, uncommitted_diff_sha256: null };
-  }
-}
-
 export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<WebhooksReport> {
   const plan = options.quick ? QUICK_PLAN : FULL_PLAN;
   census.install();
-  const loadBefore = loadavg()[0] ?? 0;
+  const machine = machineSampler();
   const pgAutovacuum = options.backends.includes('pg')
     ? await autovacuumOf(DATABASE_URL).catch(() => 'unreachable')
     : undefined;
@@ -206,13 +173,8 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
   return {
     name: 'webhooks',
     at: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      cpu_model: cpus()[0]?.model ?? 'unknown',
-      node: process.version,
-      load_1m: { before: round(loadBefore, 2), after: round(loadavg()[0] ?? 0, 2) },
-    },
-    code: codeVersion(),
+    machine: machine(),
+    code: codeVersion(['cloud', 'shared']),
     layout: LAYOUT,
     settings: {
       plan: options.quick ? 'quick' : 'full',

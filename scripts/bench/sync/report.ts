@@ -1,4 +1,13 @@
 /** The sync benchmark's report: figures per backend and measure, the goals, and its summary. */
+import {
+  type CodeVersion,
+  type GoalSpec,
+  goalsMetLine,
+  judgeGoals,
+  type MachineInfo,
+  type Goal as ReportGoal,
+  verdictOf,
+} from '../lib/report.ts';
 import type { BaselineMeasurement } from './baseline.ts';
 import type { BacklogMeasurement } from './drain.ts';
 import type { LatencyMeasurement } from './latency.ts';
@@ -24,19 +33,13 @@ export interface BackendReport {
   online_latency: LatencyMeasurement | null;
 }
 
-export interface Goal {
-  backend: Backend;
-  measure: string;
-  target: string;
-  value: number | null;
-  met: boolean;
-}
+export type Goal = ReportGoal<Backend>;
 
 export interface SyncReport {
   name: 'sync';
   at: string;
-  machine: { cpus: number; cpu_model: string; node: string; load_1m: { before: number; after: number } };
-  code: { commit: string; product_changes_uncommitted: boolean };
+  machine: MachineInfo;
+  code: CodeVersion;
   settings: {
     plan: 'full' | 'quick';
     sizes: SyncPlan;
@@ -68,12 +71,7 @@ export const emptyReport = (): BackendReport => ({
   online_latency: null,
 });
 
-const GOALS: Array<{
-  measure: string;
-  target: string;
-  value(report: BackendReport): number | null | undefined;
-  met(value: number): boolean;
-}> = [
+const GOALS: Array<GoalSpec<BackendReport>> = [
   {
     measure: 'drain records/s',
     target: '>= 5000',
@@ -107,28 +105,11 @@ const GOALS: Array<{
   },
 ];
 
-/** A goal is met only on a valid backend: figures from a run that lost or doubled rows mean nothing. */
-export function goalsOf(backends: Partial<Record<Backend, BackendReport>>): Goal[] {
-  return Object.entries(backends).flatMap(([backend, report]) =>
-    GOALS.map((goal) => {
-      const value = goal.value(report) ?? null;
-      return {
-        backend: backend as Backend,
-        measure: goal.measure,
-        target: goal.target,
-        value,
-        met: report.valid && value !== null && goal.met(value),
-      };
-    }),
-  );
-}
-
-const verdict = (goal: Goal | undefined) =>
-  goal ? `goal ${goal.target}: ${goal.met ? 'met' : 'NOT met'}` : '';
+export const goalsOf = (backends: Partial<Record<Backend, BackendReport>>): Goal[] =>
+  judgeGoals(backends, GOALS);
 
 function backendLines(backend: Backend, report: BackendReport, goals: Goal[]) {
-  const goal = (measure: string) =>
-    verdict(goals.find((g) => g.backend === backend && g.measure === measure));
+  const goal = (measure: string) => verdictOf(goals, backend, measure);
   const { drain, raw_baseline: raw, punches, pull, offline_72h: offline, online_latency: latency } = report;
   const p = backend.padEnd(6);
   return [
@@ -161,7 +142,7 @@ export function summarizeSync(report: SyncReport): string[] {
     ...Object.entries(report.backends).flatMap(([backend, r]) =>
       backendLines(backend as Backend, r, report.goals),
     ),
-    `goals met: ${report.goals.filter((g) => g.met).length} of ${report.goals.length}`,
+    goalsMetLine(report.goals),
     ...(report.valid ? [] : [`INVALID run: ${report.problems.join('; ')}`]),
   ];
 }

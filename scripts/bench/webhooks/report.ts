@@ -1,4 +1,13 @@
 /** The webhook benchmark's report: the baseline, figures per backend, the goals, and a summary. */
+import {
+  type CodeVersion,
+  type GoalSpec,
+  goalsMetLine,
+  judgeGoals,
+  type MachineInfo,
+  type Goal as ReportGoal,
+  verdictOf,
+} from '../lib/report.ts';
 import type { BaselineMeasurement } from './baseline.ts';
 import type { Backend } from './cloud.ts';
 import type { WebhookPlan } from './plan.ts';
@@ -19,24 +28,13 @@ export interface BackendReport {
   worker_warnings: string[];
 }
 
-export interface Goal {
-  backend: Backend;
-  measure: string;
-  target: string;
-  value: number | null;
-  met: boolean;
-}
+export type Goal = ReportGoal<Backend>;
 
 export interface WebhooksReport {
   name: 'webhooks';
   at: string;
-  machine: { cpus: number; cpu_model: string; node: string; load_1m: { before: number; after: number } };
-  code: {
-    commit: string;
-    product_changes_uncommitted: boolean;
-    /** Tells runs on the same commit apart when cloud/ or shared/ had uncommitted changes. */
-    uncommitted_diff_sha256: string | null;
-  };
+  machine: MachineInfo;
+  code: CodeVersion;
   /** Where each party runs: the machine's cores are shared by all of them. */
   layout: string;
   settings: {
@@ -65,12 +63,7 @@ export const emptyReport = (): BackendReport => ({
   worker_warnings: [],
 });
 
-const GOALS: Array<{
-  measure: string;
-  target: string;
-  value(report: BackendReport): number | null | undefined;
-  met(value: number, report: BackendReport): boolean;
-}> = [
+const GOALS: Array<GoalSpec<BackendReport>> = [
   {
     measure: 'throughput deliveries/s',
     target: '>= 1000',
@@ -102,24 +95,8 @@ const GOALS: Array<{
   },
 ];
 
-/** A goal is met only on a valid backend: figures from a run that lost deliveries mean nothing. */
-export function goalsOf(backends: Partial<Record<Backend, BackendReport>>): Goal[] {
-  return Object.entries(backends).flatMap(([backend, report]) =>
-    GOALS.map((goal) => {
-      const value = goal.value(report) ?? null;
-      return {
-        backend: backend as Backend,
-        measure: goal.measure,
-        target: goal.target,
-        value,
-        met: report.valid && value !== null && goal.met(value, report),
-      };
-    }),
-  );
-}
-
-const verdict = (goal: Goal | undefined) =>
-  goal ? `goal ${goal.target}: ${goal.met ? 'met' : 'NOT met'}` : '';
+export const goalsOf = (backends: Partial<Record<Backend, BackendReport>>): Goal[] =>
+  judgeGoals(backends, GOALS);
 
 const spread = (p: { p50: number; p95: number; p99: number; max: number }) =>
   `p50 ${p.p50} / p95 ${p.p95} / p99 ${p.p99} / max ${p.max} ms`;
@@ -148,8 +125,7 @@ function steadyLine(name: string, s: SteadyMeasurement, goal: string) {
 }
 
 function backendLines(backend: Backend, report: BackendReport, goals: Goal[]) {
-  const goal = (measure: string) =>
-    verdict(goals.find((g) => g.backend === backend && g.measure === measure));
+  const goal = (measure: string) => verdictOf(goals, backend, measure);
   const p = backend.padEnd(6);
   const { throughput: t, latency, isolation } = report;
   return [
@@ -178,7 +154,7 @@ export function summarizeWebhooks(report: WebhooksReport): string[] {
     ...Object.entries(report.backends).flatMap(([backend, r]) =>
       backendLines(backend as Backend, r, report.goals),
     ),
-    `goals met: ${report.goals.filter((g) => g.met).length} of ${report.goals.length}`,
+    goalsMetLine(report.goals),
     ...(report.valid ? [] : [`INVALID run: ${report.problems.join('; ')}`]),
   ];
 }
