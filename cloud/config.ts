@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isPostgresUrl } from './db/index.ts';
 import { DEFAULT_DEVICE_OPTIONS, type DeviceOptions } from './devices/index.ts';
 import type { FleetConfig } from './fleet/index.ts';
@@ -65,6 +66,8 @@ export const CLOUD_VARIABLES = [
   'CLOUD_FLEET_USERNAME',
   'CLOUD_FLEET_PASSWORD',
   'CLOUD_FLEET_PORT',
+  'CLOUD_FLEET_TLS_PORT',
+  'CLOUD_FLEET_TLS_HOSTS',
   'CLOUD_FLEET_PREFIX',
 ] as const;
 
@@ -114,6 +117,23 @@ function schemaName(env: Env, databaseUrl: string | undefined) {
   return raw;
 }
 
+/** The names appliances reach the fleet broker by, for its TLS certificate. */
+function fleetTlsHosts(env: Env) {
+  const raw = env.CLOUD_FLEET_TLS_HOSTS || 'localhost,127.0.0.1';
+  const hosts = raw.split(',').map((host) => host.trim());
+  const bad = hosts.find(
+    (host) => !(isIP(host) || /^(?=.{1,253}$)[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/.test(host)),
+  );
+  if (bad !== undefined)
+    throw new ConfigError(
+      `CLOUD_FLEET_TLS_HOSTS must be host names or IP addresses separated by commas, got "${bad}"`,
+    );
+  return {
+    dns: hosts.filter((host) => !isIP(host)),
+    ip: hosts.filter((host) => isIP(host)),
+  };
+}
+
 function fleetConfig(env: Env, host: string): CloudConfig['fleet'] {
   const prefix = env.CLOUD_FLEET_PREFIX || 'edge';
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(prefix))
@@ -130,6 +150,8 @@ function fleetConfig(env: Env, host: string): CloudConfig['fleet'] {
     password: env.CLOUD_FLEET_PASSWORD || undefined,
     // 0: any free port (the embedded broker's address is logged); set it for appliances to find.
     port: integer(env, 'CLOUD_FLEET_PORT', 0, 0, 65535),
+    tlsPort: integer(env, 'CLOUD_FLEET_TLS_PORT', 0, 0, 65535),
+    tlsHosts: fleetTlsHosts(env),
     host,
     prefix,
     dispatchMs: 1000,

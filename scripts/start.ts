@@ -76,7 +76,7 @@ async function demoEnrollmentToken(services: CloudServices, tenantId: string, lo
  */
 async function startDemoAppliance(
   services: CloudServices,
-  cloud: { url: string; fleetUrl: string | undefined },
+  cloud: { url: string; fleetUrl: string | undefined; fleetTlsUrl: string | undefined },
   dataDir: string,
   host: string,
 ) {
@@ -96,6 +96,8 @@ async function startDemoAppliance(
       log: pino({ level: 'warn' }),
     });
   const tls = await choosePort(8883, host, process.env.APPLIANCE_MQTT_TLS_PORT !== undefined);
+  // Enrolled, the appliance joins the fleet as a real one does: over TLS, by its certificate.
+  const fleetUrl = readIdentity(applianceDir) ? (cloud.fleetTlsUrl ?? cloud.fleetUrl) : cloud.fleetUrl;
   const config = loadApplianceConfig({
     TENANT_ID: tenant.id,
     LOCATION_ID: location.id,
@@ -105,7 +107,7 @@ async function startDemoAppliance(
     APPLIANCE_STORE_NAME: location.name,
     APPLIANCE_TIMEZONE: location.timezone,
     CLOUD_URL: cloud.url,
-    ...(cloud.fleetUrl ? { APPLIANCE_FLEET_URL: cloud.fleetUrl } : {}),
+    ...(fleetUrl ? { APPLIANCE_FLEET_URL: fleetUrl } : {}),
     // Devices on this machine (mosquitto_pub, a simulator) without certificates: plain TCP on a
     // free port unless one is asked for; 1883 is often another broker's.
     APPLIANCE_MQTT_PORT: process.env.APPLIANCE_MQTT_PORT ?? '0',
@@ -136,6 +138,7 @@ async function startDemoAppliance(
       return appliance;
     },
     fellBack,
+    fleetUrl,
   };
 }
 
@@ -232,14 +235,14 @@ async function main() {
   const note = fallback ? `   (port ${requested} was taken; chose ${cloud.port})` : '';
   const store = await startDemoAppliance(
     cloud.services,
-    { url, fleetUrl: cloud.fleet?.url },
+    { url, fleetUrl: cloud.fleet?.url, fleetTlsUrl: cloud.fleet?.tlsUrl },
     config.dataDir,
     config.host,
   );
   const storeUrl = `http://${config.host}:${store.appliance.port}`;
   const storeNote = store.fellBack ? `   (port 8090 was taken; chose ${store.appliance.port})` : '';
   process.stdout.write(banner(url, note));
-  process.stdout.write(applianceBanner(storeUrl, storeNote, store.appliance, cloud.fleet?.url));
+  process.stdout.write(applianceBanner(storeUrl, storeNote, store.appliance, store.fleetUrl));
   stopOnSignal(
     async () => {
       await store.appliance.stop();

@@ -197,6 +197,37 @@ export function createDeviceCa(deps: CaDeps) {
       };
     },
 
+    /**
+     * A TLS server certificate for one of the cloud's own endpoints (the fleet broker), for a key
+     * made in that process: appliances check it against the CA their enrolment gave them, by the
+     * host names and addresses it lists. Not a device's, so not in the registry.
+     */
+    async issueServer(publicKey: webcrypto.CryptoKey, names: { dns: string[]; ip: string[] }, days: number) {
+      const ca = await load();
+      const now = deps.clock.now();
+      const certificate = await x509.X509CertificateGenerator.create({
+        serialNumber: newSerial(random),
+        subject: [{ CN: [names.dns[0] ?? names.ip[0] ?? 'fleet broker'] }],
+        issuer: ca.certificate.subjectName,
+        notBefore: wholeSeconds(now.getTime() - BACKDATE_MS),
+        notAfter: wholeSeconds(now.getTime() + days * DAY_MS),
+        publicKey,
+        signingKey: ca.signingKey,
+        signingAlgorithm: EC_P256,
+        extensions: [
+          new x509.BasicConstraintsExtension(false, undefined, true),
+          new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+          new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+          new x509.SubjectAlternativeNameExtension([
+            ...names.dns.map((value) => ({ type: 'dns' as const, value })),
+            ...names.ip.map((value) => ({ type: 'ip' as const, value })),
+          ]),
+          await x509.AuthorityKeyIdentifierExtension.create(ca.certificate.publicKey),
+        ],
+      });
+      return { pem: certificate.toString('pem'), caPem: ca.pem };
+    },
+
     /** An X.509 CRL (PEM, as Node's tls `crl` option and OpenSSL read it), valid for a day. */
     async crl(entries: Array<{ serial: string; revokedAt: string; reason: RevocationReason | null }>) {
       const ca = await load();

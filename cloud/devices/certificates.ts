@@ -2,9 +2,10 @@
  * Enrolment (token + CSR → certificate), renewal by proof of the current key, revocation, the
  * expiry listing and what appliances read to refuse revoked devices (serial list and X.509 CRL).
  */
-import { X509Certificate as NodeCertificate } from 'node:crypto';
+import { X509Certificate as NodeCertificate, webcrypto } from 'node:crypto';
 import { pemToDer, type RenewRequest, verifyRenewalSignature } from '../../shared/devices/enrolment.ts';
 import type { DeviceIdentity } from '../../shared/devices/identity.ts';
+import { EC_P256, x509 } from '../../shared/devices/x509.ts';
 import type { Db } from '../db/index.ts';
 import { type CertificateRequest, type IssuedCertificate, readCertificateRequest } from './ca.ts';
 import { type DeviceContext, nowIso, requireDevice } from './context.ts';
@@ -182,6 +183,30 @@ export function createCertificates(context: DeviceContext) {
         details: { device_id: row.id, serial: issued.serial, replaces: record.serial },
       });
       return issuedAnswer(row, issued);
+    },
+
+    /**
+     * Whether a certificate a TLS peer showed still speaks for its device: ours, for that device
+     * of that tenant, not revoked, not run out, and the device not revoked. (The TLS layer has
+     * checked the CA's signature; this adds what only the registry knows.)
+     */
+    async certificateValid(tenantId: string, deviceId: string, serial: string) {
+      const record = await queries.certificate(db, tenantId, serial.toLowerCase());
+      if (!record || record.device_id !== deviceId || record.revoked_at !== null) return false;
+      if (record.not_after <= nowIso(context)) return false;
+      const device = await queries.device(db, tenantId, deviceId);
+      return device !== undefined && device.state !== 'revoked';
+    },
+
+    /** A key pair made here and its server certificate from the CA, for the fleet broker's TLS. */
+    async serverCertificate(names: { dns: string[]; ip: string[] }, days = 90) {
+      const keys = (await webcrypto.subtle.generateKey(EC_P256, true, [
+        'sign',
+        'verify',
+      ])) as webcrypto.CryptoKeyPair;
+      const issued = await ca.issueServer(keys.publicKey, names, days);
+      const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
+      return { key: x509.PemConverter.encode(pkcs8, 'PRIVATE KEY'), cert: issued.pem, ca: issued.caPem };
     },
 
     /** The tenant's certificates running out within `withinMs`, soonest first (already expired ones left out). */

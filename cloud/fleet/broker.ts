@@ -1,8 +1,10 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:net';
+import { createServer as createTlsServer, TLSSocket } from 'node:tls';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import type { Logger } from 'pino';
+import { type DeviceIdentity, deviceOfCertificate } from '../../shared/devices/identity.ts';
 import { parseFleetTopic, topicMatches } from '../../shared/mqtt/topics.ts';
 
 /** Who is on the fleet broker: the cloud itself, or one appliance of one tenant. */
@@ -14,6 +16,19 @@ export interface FleetBrokerOptions {
   prefix: string;
   /** An appliance signs in with its id as user name and its credential as password. */
   authenticateAppliance(credential: string): Promise<{ tenantId: string; applianceId: string } | undefined>;
+  /**
+   * The TLS listener, where an appliance shows the certificate its enrolment gave it (no
+   * password): the CA's signature is checked by TLS, what only the registry knows by this.
+   */
+  tls?:
+    | {
+        port: number;
+        key: string;
+        cert: string;
+        ca: string;
+        certificateValid(identity: DeviceIdentity & { serial: string }): Promise<boolean>;
+      }
+    | undefined;
   log: Logger;
 }
 
@@ -45,8 +60,34 @@ export async function startFleetBroker(options: FleetBrokerOptions) {
     );
   };
 
+  /** An appliance on the TLS listener is who its verified certificate says, if the registry agrees. */
+  function authenticateByCertificate(
+    client: Client,
+    socket: TLSSocket,
+    done: (error: AuthenticateError | null, ok: boolean) => void,
+  ) {
+    const identity = socket.authorized ? deviceOfCertificate(socket.getPeerCertificate()) : undefined;
+    if (!identity || identity.deviceType !== 'appliance')
+      return done(refusal(NOT_AUTHORIZED, 'not an appliance certificate of the device CA'), false);
+    if (client.id !== identity.deviceId)
+      return done(refusal(IDENTIFIER_REJECTED, 'client id must be the appliance id'), false);
+    options.tls!.certificateValid(identity).then(
+      (valid) => {
+        if (!valid) return done(refusal(NOT_AUTHORIZED, 'certificate revoked, superseded or unknown'), false);
+        principals.set(client, {
+          kind: 'appliance',
+          tenantId: identity.tenantId,
+          applianceId: identity.deviceId,
+        });
+        done(null, true);
+      },
+      () => done(refusal(3, 'authentication unavailable'), false),
+    );
+  }
+
   const aedes = await Aedes.createBroker({
     authenticate(client, username, password, done) {
+      if (client.conn instanceof TLSSocket) return authenticateByCertificate(client, client.conn, done);
       const secret = password?.toString() ?? '';
       if (username === 'cloud') {
         const good =
@@ -95,18 +136,37 @@ export async function startFleetBroker(options: FleetBrokerOptions) {
     },
   });
 
+  const listen = async (server: Server, port: number) => {
+    await new Promise<void>((resolve) => server.listen(port, options.host, resolve));
+    return (server.address() as AddressInfo).port;
+  };
   const server: Server = createServer(aedes.handle);
-  await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));
-  const { port } = server.address() as AddressInfo;
-  log.info({ port }, 'fleet broker listening');
+  const port = await listen(server, options.port);
+  const tlsServer =
+    options.tls &&
+    createTlsServer(
+      {
+        key: options.tls.key,
+        cert: options.tls.cert,
+        ca: options.tls.ca,
+        requestCert: true,
+        rejectUnauthorized: true,
+        minVersion: 'TLSv1.2',
+      },
+      aedes.handle,
+    );
+  const tlsPort = tlsServer ? await listen(tlsServer, options.tls!.port) : undefined;
+  log.info({ port, tlsPort }, 'fleet broker listening');
   return {
     url: `mqtt://${options.host}:${port}`,
     port,
+    tlsUrl: tlsPort === undefined ? undefined : `mqtts://${options.host}:${tlsPort}`,
     /** How the cloud's own client signs in. */
     cloudCredentials: { username: 'cloud', password: cloudSecret },
     async close() {
       await new Promise<void>((resolve) => aedes.close(() => resolve()));
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (tlsServer) await new Promise<void>((resolve) => tlsServer.close(() => resolve()));
     },
   };
 }

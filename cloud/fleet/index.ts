@@ -16,6 +16,10 @@ export interface FleetConfig {
   username: string | undefined;
   password: string | undefined;
   port: number;
+  /** The embedded broker's TLS listener, where appliances show their certificates. */
+  tlsPort: number;
+  /** Names in its server certificate (from the device CA): how appliances reach it. */
+  tlsHosts: { dns: string[]; ip: string[] };
   host: string;
   prefix: string;
   dispatchMs: number;
@@ -29,6 +33,9 @@ export async function startFleet(
   let broker: FleetBroker | undefined;
   let connection = { url: config.url ?? '', username: config.username, password: config.password };
   if (!config.url) {
+    const devices = deps.services.devices;
+    // A key made now, never stored: each start of the broker gets a fresh certificate from the CA.
+    const serverCertificate = await devices.serverCertificate(config.tlsHosts);
     broker = await startFleetBroker({
       port: config.port,
       host: config.host,
@@ -38,6 +45,12 @@ export async function startFleet(
       authenticateAppliance: async (credential) => {
         const identity = await deps.services.sync.authenticate(credential);
         return identity && { tenantId: identity.tenantId, applianceId: identity.applianceId };
+      },
+      tls: {
+        port: config.tlsPort,
+        ...serverCertificate,
+        certificateValid: (identity) =>
+          devices.certificateValid(identity.tenantId, identity.deviceId, identity.serial),
       },
     });
     connection = { url: broker.url, ...broker.cloudCredentials };
@@ -72,6 +85,8 @@ export async function startFleet(
   log.info({ url: connection.url, embedded: broker !== undefined }, 'fleet link up');
   return {
     url: connection.url,
+    /** The embedded broker's TLS listener (certificates of the device CA), if it runs. */
+    tlsUrl: broker?.tlsUrl,
     dispatch,
     async close() {
       clearInterval(timer);

@@ -44,3 +44,45 @@ export function parseTenantIdentityUri(uri: string): string | undefined {
   const tenantId = uri.slice(TENANT_URN.length);
   return PART.test(tenantId) ? tenantId : undefined;
 }
+
+/** The parts of `tls.TLSSocket#getPeerCertificate()` an identity is read from. */
+export interface PeerCertificateLike {
+  subject?: Record<string, string | string[] | undefined> | undefined;
+  subjectaltname?: string | undefined;
+  serialNumber?: string | undefined;
+}
+
+/** Lower-case hex without leading zeros: Node and X.509 libraries disagree on padding. */
+export const normalizeSerial = (serial: string) => serial.toLowerCase().replace(/^0+(?=.)/, '');
+
+/** `URI:` entries of Node's `subjectaltname` string (values with odd characters come JSON-quoted). */
+export function sanUris(subjectaltname: string | undefined): string[] {
+  if (!subjectaltname) return [];
+  const uris: string[] = [];
+  for (const entry of subjectaltname.split(', ')) {
+    if (!entry.startsWith('URI:')) continue;
+    const raw = entry.slice(4);
+    try {
+      uris.push(raw.startsWith('"') ? (JSON.parse(raw) as string) : raw);
+    } catch {
+      // A malformed entry identifies nobody.
+    }
+  }
+  return uris;
+}
+
+/**
+ * The device and tenant a verified certificate of our CA names (for the cloud, which serves every
+ * tenant, the tenant URI matters): exactly one of each URI, and a CN that agrees; else undefined.
+ */
+export function deviceOfCertificate(cert: PeerCertificateLike): (DeviceIdentity & { serial: string }) | undefined {
+  const uris = sanUris(cert.subjectaltname);
+  const devices = uris.filter((uri) => uri.startsWith(DEVICE_URN));
+  const tenants = uris.filter((uri) => uri.startsWith(TENANT_URN));
+  if (devices.length !== 1 || tenants.length !== 1 || !cert.serialNumber) return undefined;
+  const device = parseDeviceIdentityUri(devices[0]!);
+  const tenantId = parseTenantIdentityUri(tenants[0]!);
+  const commonName = [cert.subject?.CN].flat()[0];
+  if (!device || !tenantId || commonName !== device.deviceId) return undefined;
+  return { ...device, tenantId, serial: normalizeSerial(cert.serialNumber) };
+}

@@ -25,6 +25,17 @@ describe('cloud configuration', () => {
     });
   });
 
+  it('gives the fleet broker a TLS listener named for loopback unless told otherwise', () => {
+    expect(loadCloudConfig({}).fleet).toMatchObject({
+      tlsPort: 0,
+      tlsHosts: { dns: ['localhost'], ip: ['127.0.0.1'] },
+    });
+    expect(
+      loadCloudConfig({ CLOUD_FLEET_TLS_PORT: '8884', CLOUD_FLEET_TLS_HOSTS: 'fleet.example.com, 10.0.0.5' })
+        .fleet,
+    ).toMatchObject({ tlsPort: 8884, tlsHosts: { dns: ['fleet.example.com'], ip: ['10.0.0.5'] } });
+  });
+
   it.each([
     ['CLOUD_PORT', '80a'],
     ['CLOUD_PORT', '70000'],
@@ -36,6 +47,8 @@ describe('cloud configuration', () => {
     ['LOG_LEVEL', 'loud'],
     ['CLOUD_TRUST_PROXY', 'yes'],
     ['CLOUD_RATE_LIMIT', 'maybe'],
+    ['CLOUD_FLEET_TLS_PORT', '-1'],
+    ['CLOUD_FLEET_TLS_HOSTS', 'fleet.example, not a host'],
     ['CLOUD_ANONYMOUS_TIER', 'gold'],
     ['CLOUD_REFRESH_TOKEN_DAYS', '0'],
     ['CLOUD_KEY_ROTATION_DAYS', 'monthly'],

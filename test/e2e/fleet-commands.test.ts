@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connectAsync } from 'mqtt';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openApplianceDb } from '../../appliance/db/index.ts';
@@ -64,10 +65,17 @@ describe('device commands over the fleet link', () => {
       name: 'Store 1 appliance',
       serial_number: 'APL-1',
     });
+    const applianceKey = await deviceKey();
     const enrolled = await services.devices.enrol({
       enrollment_token: applianceDevice.enrollment_token,
-      csr: (await deviceKey()).csr,
+      csr: applianceKey.csr,
     });
+    // What its enrolment left on its disk: its key, its certificate and the CA's.
+    const certificate = {
+      key: applianceKey.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+      cert: enrolled.certificate,
+      ca: enrolled.ca_certificate,
+    };
     const provisioned = { id: applianceDevice.id, credential: enrolled.sync_credential! };
     const applianceDir = mkdtempSync(join(tmpdir(), 'fleet-appliance-'));
     const db = openApplianceDb(applianceDir);
@@ -75,11 +83,12 @@ describe('device commands over the fleet link', () => {
       db.close();
       rmSync(applianceDir, { recursive: true, force: true });
     });
-    const appliance = () => {
+    /** The appliance's link: by default with its credential, or over TLS with its certificate alone. */
+    const appliance = (over: 'credential' | 'certificate' = 'credential') => {
       const link = createApplianceFleetLink({
-        url: cloud.fleet!.url,
-        username: provisioned.id,
-        password: provisioned.credential,
+        ...(over === 'credential'
+          ? { url: cloud.fleet!.url, username: provisioned.id, password: provisioned.credential }
+          : { url: cloud.fleet!.tlsUrl!, tls: certificate }),
         tenantId,
         applianceId: provisioned.id,
         version: '1.0.0',
@@ -113,6 +122,7 @@ describe('device commands over the fleet link', () => {
       appliance,
       state,
       applianceId: provisioned.id,
+      certificate: { ...certificate, serial: enrolled.serial },
     };
   }
 
@@ -154,6 +164,44 @@ describe('device commands over the fleet link', () => {
     await appliance().start();
     await expect.poll(() => state(queued.command_id), { timeout: 5000 }).toBe('succeeded');
     expect(runs).toBe(1);
+  });
+
+  it('lets the appliance in over TLS by its certificate alone, until that certificate is revoked', async () => {
+    const { cloud, services, tenantId, deviceId, appliance, applianceId, certificate, state } = await setUp({
+      restart: async () => ({ restarted: true }),
+    });
+    const link = appliance('certificate');
+    await link.start();
+    const queued = await services.devices.restart(tenantId, deviceId);
+    await expect.poll(() => state(queued.command_id), { timeout: 5000 }).toBe('succeeded');
+    await link.close();
+
+    const tlsUrl = cloud.fleet!.tlsUrl!;
+    const attempt = (tls: { key: string; cert: string; ca: string }, clientId = applianceId) =>
+      connectAsync(tlsUrl, { ...tls, clientId, reconnectPeriod: 0, connectTimeout: 5000 });
+    // Another device's certificate of the same CA is no appliance's.
+    const screenKey = await deviceKey();
+    const screen = await services.devices.register(tenantId, {
+      location_id: (await services.devices.getDevice(tenantId, deviceId)).location_id,
+      device_type: 'kds',
+      name: 'Second screen',
+      serial_number: 'SN-2',
+    });
+    const screenIssued = await services.devices.enrol({
+      enrollment_token: screen.enrollment_token,
+      csr: screenKey.csr,
+    });
+    const screenTls = {
+      key: screenKey.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+      cert: screenIssued.certificate,
+      ca: screenIssued.ca_certificate,
+    };
+    await expect(attempt(screenTls, screen.id)).rejects.toThrow(/Not authorized/);
+    // The appliance's own certificate under another client id is refused too.
+    await expect(attempt(certificate, 'someone-else')).rejects.toThrow(/Identifier rejected/);
+
+    await services.devices.revokeCertificate(tenantId, certificate.serial, 'key_compromise');
+    await expect(attempt(certificate)).rejects.toThrow(/Not authorized/);
   });
 
   it('carries the cancellation of an update in progress to the appliance, which stops it', async () => {

@@ -56,7 +56,8 @@ describe('npm start', () => {
         });
       },
     );
-    expect(printed).toMatch(/Fleet broker\s+mqtt:\/\/\S+/);
+    // The enrolled demo appliance joins the fleet over TLS with its certificate.
+    expect(printed).toMatch(/Fleet broker\s+mqtts:\/\/\S+/);
 
     const admin = await post(`${urls.cloud}/v1/auth/login`, {
       email: 'admin@demo.test',
@@ -197,6 +198,25 @@ describe('npm start', () => {
       )
       .toMatchObject({ state: 'online', firmware_version: '2.1.0' });
     await sensor.endAsync();
+
+    // The demo appliance itself is in the registry, online by its fleet link (over TLS, by its certificate).
+    await expect
+      .poll(
+        async () =>
+          (
+            (await (
+              await fetch(`${urls.cloud}/v1/mdm/devices?device_type=appliance`, {
+                headers: { authorization: `Bearer ${adminAccess}` },
+              })
+            ).json()) as { data: Array<Record<string, unknown>> }
+          ).data[0],
+        { timeout: 10_000, interval: 250 },
+      )
+      .toMatchObject({
+        serial_number: 'DEMO-APPLIANCE-1',
+        state: 'online',
+        firmware_version: expect.any(String),
+      });
 
     system.kill('SIGTERM');
     const code = await new Promise((resolve) => system.once('exit', resolve));
