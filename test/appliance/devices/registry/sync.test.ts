@@ -13,11 +13,11 @@ import { type ApplianceDatabase, openApplianceDb } from '../../../../appliance/d
 import { createSecretHasher } from '../../../../cloud/identity/secrets.ts';
 import { createManualClock, type ManualClock } from '../../../../shared/clock.ts';
 import { newId } from '../../../../shared/ids.ts';
+import { deviceKey } from '../../../cloud/devices/device-client.ts';
 import { createTestCloud, seedTenant, type TestCloud } from '../../../support/cloud.ts';
 import { backends } from '../../../support/stores.ts';
 
 const hasher = createSecretHasher({ memoryCost: 1024, timeCost: 1 });
-const fridge = { deviceId: 'fridge-1', deviceType: 'sensor' as const };
 
 /** The registry's synced tables reach a real cloud, through the real sync client, unrejected. */
 describe.each(backends)('device registry in sync with the cloud (%s)', (backend) => {
@@ -29,12 +29,25 @@ describe.each(backends)('device registry in sync with the cloud (%s)', (backend)
   let clock: ManualClock;
   let tenantId: string;
   let locationId: string;
+  /** A sensor of the cloud's registry, enrolled: the store's broker knows it by that id. */
+  let fridge: { deviceId: string; deviceType: 'sensor' };
 
   beforeEach(async () => {
     cloud = await createTestCloud(backend);
     const seeded = await seedTenant(cloud.services, 'acme');
     tenantId = seeded.tenant.id;
     locationId = seeded.location.id;
+    const registered = await cloud.services.devices.register(tenantId, {
+      location_id: locationId,
+      device_type: 'sensor',
+      name: 'Walk-in fridge',
+      serial_number: 'FRIDGE-1',
+    });
+    await cloud.services.devices.enrol({
+      enrollment_token: registered.enrollment_token,
+      csr: (await deviceKey()).csr,
+    });
+    fridge = { deviceId: registered.id, deviceType: 'sensor' };
     const cloudUrl = await cloud.app.listen({ host: '127.0.0.1', port: 0 });
     const { credential } = await cloud.services.sync.provisionAppliance(tenantId, {
       location_id: locationId,
@@ -73,13 +86,13 @@ describe.each(backends)('device registry in sync with the cloud (%s)', (backend)
     const { devices } = services;
     devices.connected(fridge);
     devices.reported(fridge, { online: true, firmware: '2.1.0' });
-    devices.putSettings('fridge-1', { max_temperature_c: 5 });
+    devices.putSettings(fridge.deviceId, { max_temperature_c: 5 });
     devices.telemetry(fridge, { temperature_c: 4 });
     devices.telemetry(fridge, { temperature_c: 7.5 });
     devices.flush();
     clock.advance(120_000);
     devices.maintain();
-    devices.disconnected('fridge-1');
+    devices.disconnected(fridge.deviceId);
 
     const round = await app.sync!.syncNow();
     expect(round).toMatchObject({ rejected: 0, conflicts: 0 });
@@ -87,7 +100,7 @@ describe.each(backends)('device registry in sync with the cloud (%s)', (backend)
     expect(device).toMatchObject({
       version: 3,
       fields: {
-        id: 'fridge-1',
+        id: fridge.deviceId,
         device_type: 'sensor',
         status: 'offline',
         firmware: '2.1.0',
@@ -96,15 +109,29 @@ describe.each(backends)('device registry in sync with the cloud (%s)', (backend)
     });
     const minutes = await cloudRows('device_telemetry_minutes');
     expect(minutes).toHaveLength(1);
-    expect(minutes[0]!.fields).toMatchObject({ device_id: 'fridge-1', samples: 2 });
-    // The alert lands in the cloud's event log, where alerting (issue 10) makes it an incident.
+    expect(minutes[0]!.fields).toMatchObject({ device_id: fridge.deviceId, samples: 2 });
+    // The alert lands in the cloud's event log, and opens an incident.
     const events = await cloud.services.events.list(cloud.store.db, tenantId, { limit: 10 });
     expect(events.map((e) => e.type)).toEqual(['device.temperature_alert']);
     expect(JSON.parse(String(events[0]!.data))).toMatchObject({
       type: 'temperature_alert',
-      device_id: 'fridge-1',
+      device_id: fridge.deviceId,
       location_id: locationId,
       severity: 'high',
     });
+    const incidents = await cloud.services.incidents.list(tenantId, {}, { limit: 10 });
+    expect(incidents.items).toMatchObject([
+      { type: 'temperature_alert', device_id: fridge.deviceId, location_id: locationId, status: 'open' },
+    ]);
+
+    // The cloud's registry learned what the store's broker saw, and /v1/iot answers from the minutes.
+    expect(await cloud.services.devices.getDevice(tenantId, fridge.deviceId)).toMatchObject({
+      state: 'offline',
+      firmware_version: '2.1.0',
+      last_seen_at: expect.any(String),
+    });
+    const telemetry = await cloud.services.devices.telemetryFor(tenantId, fridge.deviceId, '1h');
+    expect(telemetry).toMatchObject({ samples: 2 });
+    expect(telemetry.metrics.temperature_c).toMatchObject({ count: 2, min: 4, max: 7.5, last: 7.5 });
   });
 });
