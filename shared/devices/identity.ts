@@ -75,7 +75,9 @@ export function sanUris(subjectaltname: string | undefined): string[] {
  * The device and tenant a verified certificate of our CA names (for the cloud, which serves every
  * tenant, the tenant URI matters): exactly one of each URI, and a CN that agrees; else undefined.
  */
-export function deviceOfCertificate(cert: PeerCertificateLike): (DeviceIdentity & { serial: string }) | undefined {
+export function deviceOfCertificate(
+  cert: PeerCertificateLike,
+): (DeviceIdentity & { serial: string }) | undefined {
   const uris = sanUris(cert.subjectaltname);
   const devices = uris.filter((uri) => uri.startsWith(DEVICE_URN));
   const tenants = uris.filter((uri) => uri.startsWith(TENANT_URN));

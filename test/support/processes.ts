@@ -11,15 +11,18 @@ export interface Started {
 }
 
 /**
- * Runs one of our entry points as node itself with tsx's loader, so a SIGKILL hits the process
- * under test and not a wrapper; resolves once it logs the line that carries its port.
+ * Runs one of our entry points as node itself with tsx's loader (or, `compiled`, a built file by
+ * Node alone, with its `nodeArgs`), so a SIGKILL hits the process under test and not a wrapper;
+ * resolves once it logs the line that carries its port.
  */
 export function startProcess(
   script: string,
   env: Record<string, string>,
   listening: RegExp,
+  options: { compiled?: boolean; nodeArgs?: readonly string[] } = {},
 ): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const loader = options.compiled ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, script], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -13,7 +13,9 @@
  *    that stops draining is cut after `drainTimeout` by aedes itself. A persistent session loses
  *    nothing by the cut: unacknowledged QoS 1/2 messages stay queued on disk for its return.
  *
- * Both work on per-connection members of aedes' Client (deliver0, deliverQoS, waitForDrain, conn,
+ * 3. QoS 0 to a client that does not keep up: past `qos0DropBytes` unread, dropped, not queued.
+ *
+ * All work on per-connection members of aedes' Client (deliver0, deliverQoS, waitForDrain, conn,
  * subscriptions) that its typings do not declare; the conformance tests fail if they change.
  */
 import type { Duplex } from 'node:stream';
@@ -38,6 +40,14 @@ interface ClientInternals {
 }
 
 export interface DeliveryLimits {
+  /**
+   * Bytes waiting in the connection's buffer past which QoS 0 messages to it are dropped rather
+   * than queued (at most once allows it; Mosquitto does the same past its queue limit): a reader
+   * slower than its publishers would otherwise have the broker hold what it cannot take.
+   */
+  qos0DropBytes: number;
+  /** Told when a run of QoS 0 drops starts, and with how many the run dropped when it ends. */
+  onQos0Drops(dropped: number): void;
   /** Packets written while the connection is over its high-water mark, before it is cut. */
   maxQueued: number;
   /** Bytes waiting in the connection's buffer, before it is cut. */
@@ -59,7 +69,7 @@ function grantedQos(subscriptions: ClientInternals['subscriptions'], topic: stri
   return granted;
 }
 
-/** Installs both rules on a client; call it right after `aedes.handle`, before any subscription. */
+/** Installs the rules on a client; call it right after `aedes.handle`, before any subscription. */
 export function guardDelivery(client: Client, limits: DeliveryLimits) {
   const inner = client as unknown as ClientInternals;
   const { deliver0, deliverQoS } = inner;
@@ -74,14 +84,25 @@ export function guardDelivery(client: Client, limits: DeliveryLimits) {
     return true;
   }
 
+  let droppedRun = 0;
+  const endOfDrops = () => {
+    limits.onQos0Drops(droppedRun);
+    droppedRun = 0;
+  };
+
   // Each subscription gets its own copy of the packet, so setting its QoS here is safe.
   function deliver(packet: DeliveredPacket, done: Callback) {
     setImmediate(done);
     if (!firstTime(packet)) return;
     const granted = grantedQos(inner.subscriptions, packet.topic);
     if (granted !== undefined) packet.qos = Math.min(packet.qos, granted) as DeliveredPacket['qos'];
-    if (packet.qos === 0) deliver0(packet, noop);
-    else deliverQoS(packet, noop);
+    if (packet.qos !== 0) return deliverQoS(packet, noop);
+    if (inner.conn.writableLength > limits.qos0DropBytes) {
+      if (droppedRun === 0) inner.conn.once('drain', endOfDrops);
+      droppedRun += 1;
+      return;
+    }
+    deliver0(packet, noop);
   }
   inner.deliver0 = deliver;
   inner.deliverQoS = deliver;

@@ -100,6 +100,17 @@ function orphanWillAllowed(ctx: HookContext, packet: PublishPacket & { clientId?
   );
 }
 
+/**
+ * The parser hands a payload as a view into the chunk read from the socket (16 KB and more):
+ * a message kept a while (in flight to a subscriber, queued) would keep the whole chunk alive,
+ * long enough for V8 to move it out of the young generation, where it lingers until a full
+ * collection. A copy of a small payload costs less than that.
+ */
+export const ownPayload = (payload: Buffer | string) =>
+  typeof payload === 'string' || payload.buffer.byteLength <= payload.length * 2
+    ? payload
+    : Buffer.from(payload);
+
 export function createBrokerHooks(ctx: HookContext): AedesOptions {
   const { log, sessions, prefix } = ctx;
 
@@ -150,6 +161,7 @@ export function createBrokerHooks(ctx: HookContext): AedesOptions {
       // The device board reads the last status of every device, whatever retain flag it was sent with.
       const channel = parseDeviceTopic(packet.topic, prefix)?.channel;
       if (channel && RETAINED_CHANNELS.has(channel)) packet.retain = true;
+      packet.payload = ownPayload(packet.payload);
       return done(null);
     }
     session.denials += 1;

@@ -66,6 +66,11 @@ export interface ApplianceBroker {
 
 /** Bytes a client may have unread in its connection's buffer before it is cut. */
 const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+/**
+ * Bytes unread past which QoS 0 messages to a client are dropped: some 3,000 of 300 bytes, a
+ * second of a busy store's traffic, so a screen that keeps up never loses one.
+ */
+const QOS0_DROP_BYTES = 1024 * 1024;
 
 interface PublishInternals {
   publish(packet: object, client: unknown, done?: (error?: Error | null) => void): void;
@@ -140,6 +145,9 @@ export async function startBroker(options: BrokerOptions): Promise<ApplianceBrok
     guardDelivery(client, {
       maxQueued: options.maxQueuedPerClient ?? 1000,
       maxQueuedBytes: MAX_QUEUED_BYTES,
+      qos0DropBytes: QOS0_DROP_BYTES,
+      onQos0Drops: (dropped) =>
+        log.warn({ clientId: client.id, dropped }, 'QoS 0 messages dropped: the client fell behind'),
       onCut: (reason) => log.warn({ clientId: client.id, reason }, 'slow subscriber disconnected'),
     });
   };

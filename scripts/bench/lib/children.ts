@@ -30,6 +30,13 @@ export interface ServerSpec {
    * line the server prints (a log line with a port in it) can be taken for it.
    */
   keys?: readonly string[];
+  /**
+   * A compiled JavaScript file run by Node alone, as production runs it (`npm run build`); by
+   * default the TypeScript source runs through tsx's loader, as `npm run <side>` runs it.
+   */
+  compiled?: boolean;
+  /** Node's own flags for the server (V8's heap sizes, say), as its deployment passes them. */
+  nodeArgs?: readonly string[];
 }
 
 const running = new Set<ChildProcess>();
@@ -109,9 +116,17 @@ function announced(child: ChildProcess, stderr: () => string, keys: readonly str
 
 // Node with tsx's loader rather than the tsx CLI: the CLI is a second process that relays signals
 // and SIGKILLs a server slow to acknowledge one, which skips its clean-up on a busy machine.
-export async function startServer({ file, env = {}, cpuProfileDir, keys }: ServerSpec): Promise<Server> {
+export async function startServer({
+  file,
+  env = {},
+  cpuProfileDir,
+  keys,
+  compiled = false,
+  nodeArgs = [],
+}: ServerSpec): Promise<Server> {
   const profiling = cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
-  const child = spawn(process.execPath, [...profiling, '--import', TSX_LOADER, file], {
+  const loader = compiled ? [] : ['--import', TSX_LOADER];
+  const child = spawn(process.execPath, [...nodeArgs, ...profiling, ...loader, file], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     // stdin stays open and unused: the server takes its end as the bench having died.

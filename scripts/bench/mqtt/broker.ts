@@ -1,7 +1,9 @@
 /**
  * The appliance's broker for the MQTT benchmark, alone in this process: `startBroker` as
  * appliance/main.ts calls it (its defaults for queues and drain time-out, a fresh temporary data
- * dir), with one listener. MQTT_BENCH_LISTENER=tcp is the development listener (developer principal,
+ * dir), with one listener; the broker module only (in the appliance the registry and the API
+ * share its process, and are measured by their own benchmarks). brokers.ts compiles this file and
+ * runs it as production runs the appliance (`npm run build`, APPLIANCE_NODE_FLAGS). MQTT_BENCH_LISTENER=tcp is the development listener (developer principal,
  * no ACL); =tls requires client certificates of the CA in MQTT_BENCH_CERTS (ca.crt, server.crt,
  * server.key) and applies the ACL. Logs at info, as the appliance does, to MQTT_BENCH_LOG, with
  * `process.memoryUsage()` every MEMORY_EVERY_MS, so the bench can tell heap from buffers.
@@ -10,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
-import { startBroker } from '../../../appliance/devices/index.ts';
+import { startBroker } from '../../../appliance/devices/broker/index.ts';
 import { runUntilStopped } from '../servers/lifecycle.ts';
 
 const listener = process.env.MQTT_BENCH_LISTENER === 'tls' ? 'tls' : 'tcp';

@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { APPLIANCE_NODE_FLAGS, bundle } from '../../build.ts';
 import { startServer } from '../lib/children.ts';
 import type { BrokerUnderTest, HeapPeak } from './cases.ts';
 import { type Mosquitto, startMosquitto } from './mosquitto.ts';
@@ -19,12 +20,14 @@ export const BROKER_DESCRIPTIONS: Record<BrokerName, string> = {
   mosquitto:
     'Mosquitto, plain TCP, its own configuration: listener on a free loopback port, allow_anonymous true, persistence false, everything else at its defaults (max_inflight_messages 20, max_queued_messages 1000)',
   'ours-tcp':
-    'the appliance broker (startBroker, Aedes), plain TCP development listener: developer principal, no identity or ACL checks',
+    'the appliance broker (startBroker, Aedes) as the appliance runs it in production (compiled by `npm run build`, Node with APPLIANCE_NODE_FLAGS), alone in its process, plain TCP development listener: developer principal, no identity or ACL checks',
   'ours-tls-acl':
-    'the appliance broker (startBroker, Aedes), TLS 1.2+ with client certificates of the device CA, identity from the certificate, topic ACL on every publish, subscribe and delivery',
+    'the appliance broker (startBroker, Aedes) as the appliance runs it in production (compiled by `npm run build`, Node with APPLIANCE_NODE_FLAGS), alone in its process, TLS 1.2+ with client certificates of the device CA, identity from the certificate, topic ACL on every publish, subscribe and delivery',
 };
 
-const BROKER = fileURLToPath(new URL('./broker.ts', import.meta.url));
+const BROKER_SOURCE = 'scripts/bench/mqtt/broker.ts';
+// Inside the repository, so that the packages it leaves external resolve from node_modules.
+const BROKER_COMPILED = fileURLToPath(new URL('../../../dist/bench/mqtt-broker.mjs', import.meta.url));
 
 export interface StartedBroker extends BrokerUnderTest {
   name: BrokerName;
@@ -131,8 +134,11 @@ async function startMosquittoUnderTest(context: BrokerContext): Promise<StartedB
 async function startOurs(name: 'ours-tcp' | 'ours-tls-acl', context: BrokerContext): Promise<StartedBroker> {
   const tls = name === 'ours-tls-acl';
   const logFile = join(context.workDir, `${name}.log`);
+  await bundle(BROKER_SOURCE, BROKER_COMPILED);
   const server = await startServer({
-    file: BROKER,
+    file: BROKER_COMPILED,
+    compiled: true,
+    nodeArgs: APPLIANCE_NODE_FLAGS,
     env: {
       MQTT_BENCH_LISTENER: tls ? 'tls' : 'tcp',
       MQTT_BENCH_CERTS: context.identities.certDir,

@@ -1,4 +1,4 @@
-import type { IConnackPacket } from 'mqtt-packet';
+import { type IConnackPacket, type Packet, parser } from 'mqtt-packet';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectPacket, EMPTY_ID_PERSISTENT_CONNECT, rawClient } from './raw-client.ts';
 import { inbox, type Pki, sleep, startTestBroker, type TestBroker, testPki, waitFor } from './support.ts';
@@ -88,6 +88,40 @@ describe('a slow or frozen subscriber', () => {
     expect(rig.find('slow subscriber disconnected')).toMatchObject([
       { clientId: 'frozen', reason: 'queue limit reached' },
     ]);
+  });
+
+  it('is sent QoS 0 no faster than it reads: past the bound the broker drops QoS 0 for it, and keeps it connected', async () => {
+    rig = await startTestBroker(pki, { drainTimeoutMs: 60_000 });
+    const lagging = await rawClient(rig.broker.tcpPort!, { read: false });
+    lagging.send(connectPacket('lagging', true));
+    lagging.send({ cmd: 'subscribe', messageId: 1, subscriptions: [{ topic: 'load/#', qos: 0 }] });
+    await waitFor(() => rig!.find('developer client connected: no identity, no ACL').length > 0);
+    await sleep(50);
+    const publisher = await rig.tcpClient('publisher');
+    // 12.5 MB at QoS 0 for a client that reads nothing: more than the kernel's buffers and the
+    // broker's 1 MB bound together, less than the 16 MB that would cut it.
+    const FLOOD = 400;
+    for (let i = 0; i < FLOOD; i += 1) await publisher.publishAsync(`load/${i}`, PAYLOAD, { qos: 0 });
+    await sleep(300);
+
+    const topics: string[] = [];
+    const incoming = parser({ protocolVersion: 4 });
+    incoming.on('packet', (packet: Packet) => {
+      if (packet.cmd === 'publish') topics.push(packet.topic);
+    });
+    lagging.socket.on('data', (chunk: Buffer) => incoming.parse(chunk));
+    await waitFor(() => rig!.find('QoS 0 messages dropped: the client fell behind').length > 0, 10_000);
+    const [drops] = rig.find('QoS 0 messages dropped: the client fell behind');
+    expect(drops).toMatchObject({ clientId: 'lagging', dropped: expect.any(Number) });
+    await waitFor(() => topics.length + (drops!.dropped as number) >= FLOOD, 10_000);
+    // Every message was either delivered or counted as dropped, the first ones delivered in order.
+    expect(topics.length + (drops!.dropped as number)).toBe(FLOOD);
+    expect(topics.slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => `load/${i}`));
+    // Caught up, it is sent everything again, and it was never cut.
+    await publisher.publishAsync('load/after', 'small', { qos: 0 });
+    await waitFor(() => topics.includes('load/after'));
+    expect(rig.find('slow subscriber disconnected')).toEqual([]);
+    lagging.close();
   });
 
   it('is cut when it does not drain within drainTimeout, without stalling the others meanwhile', async () => {
