@@ -11,16 +11,15 @@
  * CN (and a device's OU, when present) must agree with it, so a certificate issued with a mistake
  * is refused rather than read two ways.
  */
-import { deviceIdentityUri, parseDeviceIdentityUri } from '../../../shared/devices/identity.ts';
+import {
+  deviceIdentityUri,
+  normalizeSerial,
+  type PeerCertificateLike,
+  parseDeviceIdentityUri,
+  sanUris,
+} from '../../../shared/devices/identity.ts';
 import type { DeviceType } from '../../../shared/mqtt/topics.ts';
 import type { BrokerPrincipal } from './acl.ts';
-
-/** The parts of `tls.TLSSocket#getPeerCertificate()` read here. */
-export interface PeerCertificateLike {
-  subject?: Record<string, string | string[] | undefined> | undefined;
-  subjectaltname?: string | undefined;
-  serialNumber?: string | undefined;
-}
 
 export type CertificateIdentity =
   | { ok: true; principal: Extract<BrokerPrincipal, { kind: 'device' | 'staff' }>; serial: string }
@@ -33,27 +32,8 @@ export const deviceUrn = (deviceType: DeviceType, locationId: string, deviceId: 
   deviceIdentityUri({ deviceType, locationId, deviceId });
 export const staffUrn = (locationId: string, userId: string) => `urn:edge:staff:${locationId}:${userId}`;
 
-/** Lower-case hex without leading zeros: Node and X.509 libraries disagree on padding. */
-export const normalizeSerial = (serial: string) => serial.toLowerCase().replace(/^0+(?=.)/, '');
-
 const values = (value: string | string[] | undefined): string[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value];
-
-/** `URI:` entries of Node's `subjectaltname` string (values with odd characters come JSON-quoted). */
-export function sanUris(subjectaltname: string | undefined): string[] {
-  if (!subjectaltname) return [];
-  const uris: string[] = [];
-  for (const entry of subjectaltname.split(', ')) {
-    if (!entry.startsWith('URI:')) continue;
-    const raw = entry.slice(4);
-    try {
-      uris.push(raw.startsWith('"') ? (JSON.parse(raw) as string) : raw);
-    } catch {
-      // A malformed entry identifies nobody.
-    }
-  }
-  return uris;
-}
 
 const STAFF_URN = 'urn:edge:staff:';
 const isIdentityUri = (uri: string) => uri.startsWith('urn:edge:device:') || uri.startsWith(STAFF_URN);

@@ -22,7 +22,7 @@ import { type Listener, listenTcp, listenTls } from './listeners.ts';
 import { createSqlitePersistence } from './persistence.ts';
 
 export { canPublish, canRead, canSubscribe, filterCovers, staffReadFilters } from './acl.ts';
-export { deviceUrn, identityFromCertificate, normalizeSerial, staffUrn } from './identity.ts';
+export { deviceUrn, identityFromCertificate, staffUrn } from './identity.ts';
 export type { BrokerPrincipal, DeviceType };
 
 export interface BrokerOptions {

@@ -7,8 +7,9 @@
  */
 import type { Aedes, AedesPublishPacket, Client } from 'aedes';
 import type { Logger } from 'pino';
+import type { PeerCertificateLike } from '../../../shared/devices/identity.ts';
 import { parseDeviceTopic } from '../../../shared/mqtt/topics.ts';
-import { identityFromCertificate, type PeerCertificateLike } from '../broker/identity.ts';
+import { identityFromCertificate } from '../broker/identity.ts';
 import type { DeviceCommands } from './commands.ts';
 import type { DeviceRef, DeviceRegistry } from './service.ts';
 

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  identityFromCertificate,
-  normalizeSerial,
-  sanUris,
-} from '../../../../appliance/devices/broker/identity.ts';
+import { identityFromCertificate } from '../../../../appliance/devices/broker/identity.ts';
+import { normalizeSerial, sanUris } from '../../../../shared/devices/identity.ts';
 
 const STORE = '01900000-0000-7000-8000-0000000000c3';
 const device = (overrides: object = {}) => ({
