@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { systemClock } from '../shared/clock.ts';
@@ -73,6 +74,13 @@ function brokerOptions(
     log,
   };
 }
+
+const readTlsFiles = async (files: NonNullable<ApplianceConfig['mqtt']['tls']>) => ({
+  key: await readFile(files.keyFile),
+  cert: await readFile(files.certFile),
+  ca: await readFile(files.caFile),
+  ...(files.crlFile ? { crl: await readFile(files.crlFile) } : {}),
+});
 
 /** With a cloud to ask, the broker refuses certificates the cloud revoked (kept on disk offline). */
 function revocationList(config: ApplianceConfig, log: Logger) {
@@ -168,7 +176,10 @@ export async function startAppliance(
     throw error;
   }
   app.sync?.start();
-  const stopRenewal = renewIdentity(config, log);
+  const stopRenewal = renewIdentity(config, log, async () => {
+    if (config.mqtt.tls) broker.renewTls(await readTlsFiles(config.mqtt.tls));
+    await fleet?.renewTls();
+  });
   let fleet: ApplianceFleet | undefined;
   let stopping: Promise<void> | undefined;
   const stop = () => {
@@ -218,10 +229,10 @@ export type RunningAppliance = Awaited<ReturnType<typeof startAppliance>>;
 
 /**
  * The enrolled appliance renews its certificate before it expires (checked at start and daily).
- * The files are replaced in place; the broker and the fleet link take the new pair when they next
- * start, and the old one stays valid until its own end, weeks later.
+ * The files are replaced in place, then `onRenewed` hands them to the broker's TLS listener and
+ * the fleet link: the cloud revokes the certificate a renewal replaces.
  */
-function renewIdentity(config: ApplianceConfig, log: Logger) {
+function renewIdentity(config: ApplianceConfig, log: Logger, onRenewed: () => Promise<void>) {
   if (!config.identity || !config.cloudUrl) return () => {};
   const keeper = createCertificateKeeper({
     dir: config.identity.dir,
@@ -230,7 +241,15 @@ function renewIdentity(config: ApplianceConfig, log: Logger) {
     log: log.child({ module: 'identity' }),
     renewWithinDays: RENEW_WITHIN_DAYS,
   });
-  return scheduleRenewal(keeper, log, () => log.info('appliance certificate renewed'));
+  return scheduleRenewal(keeper, log, () => {
+    log.info('appliance certificate renewed');
+    onRenewed().catch((error: unknown) =>
+      log.error(
+        { err: error },
+        'the renewed certificate could not be put to use; it will be at the next start',
+      ),
+    );
+  });
 }
 
 async function main() {

@@ -80,7 +80,16 @@ export async function createApplianceFleet(settings: FleetSettings, deps: Applia
     clock: deps.clock,
     log,
   });
-  return { link, settings: store, updater };
+  return {
+    link,
+    settings: store,
+    updater,
+    /** Reads the TLS files again after the appliance's certificate was renewed. */
+    async renewTls() {
+      const tls = await tlsFiles(settings.tls);
+      if (tls) link.renewTls(tls);
+    },
+  };
 }
 
 export type ApplianceFleet = Awaited<ReturnType<typeof createApplianceFleet>>;

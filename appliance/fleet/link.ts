@@ -160,6 +160,15 @@ export function createApplianceFleetLink(options: ApplianceFleetLinkOptions) {
 
     connected: () => client?.connected === true,
 
+    /**
+     * The certificate to show from now on (a renewal): the connection up keeps going; the next
+     * one, after a drop, shows the new pair (the cloud revokes the old one as superseded).
+     */
+    renewTls(tls: { key: string | Buffer; cert: string | Buffer; ca: string | Buffer }) {
+      options.tls = tls;
+      if (client) Object.assign(client.options, { key: tls.key, cert: tls.cert, ca: tls.ca });
+    },
+
     async close() {
       for (const controller of running.values()) controller.abort();
       if (!client) return;

@@ -18,7 +18,7 @@ import { guardDelivery } from './delivery.ts';
 import { createBrokerHooks, type Session, type Transport } from './hooks.ts';
 import { identityFromCertificate } from './identity.ts';
 import { boundIntake } from './intake.ts';
-import { type Listener, listenTcp, listenTls } from './listeners.ts';
+import { type Listener, listenTcp, listenTls, type TlsListener, type TlsMaterial } from './listeners.ts';
 import { createSqlitePersistence } from './persistence.ts';
 
 export { canPublish, canRead, canSubscribe, filterCovers, staffReadFilters } from './acl.ts';
@@ -61,6 +61,11 @@ export interface ApplianceBroker {
   tlsPort: number | undefined;
   /** Upgrades a WebSocket (from the local API, path /mqtt) into an MQTT connection. */
   handleWebSocket(socket: WebSocket, request: IncomingMessage): void;
+  /**
+   * The TLS listener's key, certificate and CA from now on (a renewed certificate): new
+   * connections get them, connected devices keep their sessions. Nothing when TLS is off.
+   */
+  renewTls(material: TlsMaterial): void;
   close(): Promise<void>;
 }
 
@@ -159,7 +164,7 @@ export async function startBroker(options: BrokerOptions): Promise<ApplianceBrok
     await persistence.destroy();
   };
   let tcpPort: number | undefined;
-  let tlsPort: number | undefined;
+  let tlsListener: TlsListener | undefined;
   try {
     if (options.tcp) {
       const tcp = await listenTcp(options.tcp.host, options.tcp.port, (socket) => attach(socket, 'tcp'));
@@ -170,14 +175,14 @@ export async function startBroker(options: BrokerOptions): Promise<ApplianceBrok
     if (options.tls) {
       const onSocket = (socket: TLSSocket) =>
         attach(socket, 'tls', { certificate: identityFromCertificate(socket.getPeerCertificate()) });
-      const tls = await listenTls(options.tls.host, options.tls.port, options.tls, log, onSocket);
-      listeners.push(tls);
-      tlsPort = tls.port;
+      tlsListener = await listenTls(options.tls.host, options.tls.port, options.tls, log, onSocket);
+      listeners.push(tlsListener);
     }
   } catch (error) {
     await closeAll();
     throw error;
   }
+  const tlsPort = tlsListener?.port;
   log.info({ tcpPort, tlsPort, dataDir: options.dataDir }, 'broker started');
 
   let closing: Promise<void> | undefined;
@@ -187,6 +192,11 @@ export async function startBroker(options: BrokerOptions): Promise<ApplianceBrok
     tlsPort,
     handleWebSocket(socket, request) {
       attach(createWebSocketStream(socket), 'websocket', {}, request);
+    },
+    renewTls(material) {
+      if (!tlsListener) return;
+      tlsListener.renew(material);
+      log.info('TLS listener renewed: new connections get the new certificate');
     },
     close() {
       closing ??= closeAll();

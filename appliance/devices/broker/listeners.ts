@@ -11,6 +11,11 @@ export interface Listener {
   close(): Promise<void>;
 }
 
+export interface TlsListener extends Listener {
+  /** New handshakes use this material; connected clients keep theirs. */
+  renew(material: TlsMaterial): void;
+}
+
 export interface TlsMaterial {
   key: string | Buffer;
   cert: string | Buffer;
@@ -52,19 +57,23 @@ export function listenTcp(host: string, port: number, onSocket: (socket: Socket)
  * listed-in-`crl` certificate never reaches the broker. What the certificate says is read by the
  * caller from the socket.
  */
-export function listenTls(
+const secureOptions = (material: TlsMaterial) => ({
+  key: material.key,
+  cert: material.cert,
+  ca: material.ca,
+  ...(material.crl ? { crl: material.crl } : {}),
+});
+
+export async function listenTls(
   host: string,
   port: number,
   material: TlsMaterial,
   log: Logger,
   onSocket: (socket: TLSSocket) => void,
-) {
+): Promise<TlsListener> {
   const server = createTlsServer(
     {
-      key: material.key,
-      cert: material.cert,
-      ca: material.ca,
-      ...(material.crl ? { crl: material.crl } : {}),
+      ...secureOptions(material),
       requestCert: true,
       rejectUnauthorized: true,
       minVersion: 'TLSv1.2',
@@ -75,5 +84,6 @@ export function listenTls(
   server.on('tlsClientError', (error: Error, socket: TLSSocket) => {
     log.warn({ remoteAddress: socket.remoteAddress, reason: error.message }, 'TLS handshake refused');
   });
-  return listen(server, host, port);
+  const listener = await listen(server, host, port);
+  return { ...listener, renew: (next) => server.setSecureContext(secureOptions(next)) };
 }

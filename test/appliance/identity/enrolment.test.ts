@@ -1,10 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import pino from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadApplianceConfig, loadEnrolmentSettings } from '../../../appliance/config.ts';
 import { enrolIfNeeded, identityDir, readIdentity } from '../../../appliance/identity/index.ts';
+import { type RunningAppliance, startAppliance } from '../../../appliance/main.ts';
 import { createTestCloud, seedTenant } from '../../support/cloud.ts';
 
 const TENANT = '01900000-0000-7000-8000-0000000000a1';
@@ -120,6 +123,73 @@ describe('enrolment at start', () => {
       expect(await enrolIfNeeded(request)).toBe('present');
       expect((await cloud.services.devices.getDevice(tenant.id, registered.id)).state).toBe('active');
     } finally {
+      await cloud.close();
+    }
+  });
+});
+
+describe('renewal while the appliance runs', () => {
+  it('renews a certificate near its end at start, and the store broker serves the new one at once', async () => {
+    // Ten-day certificates: within the 30 days before expiry from the moment they are issued.
+    const cloud = await createTestCloud('sqlite', {
+      config: { devices: { certificateDays: 10 } },
+    });
+    let appliance: RunningAppliance | undefined;
+    try {
+      const cloudUrl = await cloud.app.listen({ port: 0, host: '127.0.0.1' });
+      const { tenant, location } = await seedTenant(cloud.services, 'acme');
+      const registered = await cloud.services.devices.register(tenant.id, {
+        location_id: location.id,
+        device_type: 'appliance',
+        name: 'Store 1 appliance',
+        serial_number: 'APL-1',
+      });
+      const dir = dataDir(undefined);
+      const log = pino({ level: 'silent' });
+      await enrolIfNeeded({ dataDir: dir, cloudUrl, enrollmentToken: registered.enrollment_token, log });
+      const certFile = join(identityDir(dir), 'device.crt');
+      const serialOf = (pem: string | Buffer) => new X509Certificate(pem).serialNumber.toLowerCase();
+      const enrolled = serialOf(readFileSync(certFile));
+
+      const config = loadApplianceConfig({
+        TENANT_ID: tenant.id,
+        LOCATION_ID: location.id,
+        APPLIANCE_DATA_DIR: dir,
+        APPLIANCE_PORT: '0',
+        APPLIANCE_HOST: '127.0.0.1',
+        APPLIANCE_MQTT_TLS_PORT: '0',
+        CLOUD_URL: cloudUrl,
+        LOG_LEVEL: 'silent',
+      });
+      appliance = await startAppliance(config, log);
+      const served = () =>
+        new Promise<string>((resolve, reject) => {
+          const socket = tlsConnect(
+            { port: appliance!.broker.tlsPort!, host: '127.0.0.1', rejectUnauthorized: false },
+            () => {
+              resolve(socket.getPeerCertificate().serialNumber.toLowerCase());
+              socket.destroy();
+            },
+          );
+          socket.on('error', reject);
+        });
+      // The renewal replaced the files, and the listener shows the new certificate to new connections.
+      await vi.waitFor(
+        async () => {
+          const onDisk = serialOf(readFileSync(certFile));
+          expect(onDisk).not.toBe(enrolled);
+          expect(await served()).toBe(onDisk);
+        },
+        { timeout: 10_000, interval: 100 },
+      );
+      const certificates = await cloud.services.devices.expiringCertificates(tenant.id, {
+        withinMs: 30 * 86_400_000,
+        includeRevoked: true,
+        limit: 10,
+      });
+      expect(certificates.items.find((c) => c.serial === enrolled)).toMatchObject({ revoked: true });
+    } finally {
+      await appliance?.stop();
       await cloud.close();
     }
   });

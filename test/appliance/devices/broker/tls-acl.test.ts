@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type DeviceType,
@@ -73,6 +74,28 @@ describe('TLS identity at connect', () => {
     revoked.add(cert.serial);
     await expect(rig.tlsClient(cert, device.deviceId)).rejects.toMatchObject({ code: 5 });
     expect(rig.find('connection refused').at(-1)?.reason).toMatch(/revoked/);
+  });
+
+  it('shows new connections the renewed server certificate, and keeps the connected ones', async () => {
+    const serverSerial = async (device: Device) => {
+      let serial = '';
+      const client = await rig.tlsClient(await deviceCert(device), device.deviceId, {
+        checkServerIdentity: (_host: string, certificate: { serialNumber: string }) => {
+          serial = certificate.serialNumber;
+          return undefined;
+        },
+      } as object);
+      return { client, serial };
+    };
+    const before = await serverSerial(kds);
+    const renewed = await pki.ca.server();
+    rig.broker.renewTls({ key: renewed.key, cert: renewed.cert, ca: pki.ca.cert });
+    const after = await serverSerial({ ...kds, deviceId: 'kds-2' });
+    expect(after.serial).not.toBe(before.serial);
+    expect(after.serial.toLowerCase()).toBe(new X509Certificate(renewed.cert).serialNumber.toLowerCase());
+    expect(before.client.connected).toBe(true);
+    await before.client.endAsync();
+    await after.client.endAsync();
   });
 
   it('refuses an expired certificate in the TLS handshake', async () => {
