@@ -55,6 +55,7 @@ describe('device alerts', () => {
         location_id: LOCATION,
         severity: 'high',
         description: 'sensor fridge-1 reads 6.2 °C, above its maximum of 5 °C',
+        device_type: 'sensor',
       },
       expect.objectContaining({ description: 'sensor fridge-1 reads 6 °C, above its maximum of 5 °C' }),
     ]);
@@ -112,6 +113,7 @@ describe('device alerts', () => {
           location_id: LOCATION,
           severity: 'high',
           description: 'Compressor fault',
+          device_type: 'sensor',
         },
       },
     ]);

@@ -121,7 +121,13 @@ describe.each(backends)('device registry in sync with the cloud (%s)', (backend)
     });
     const incidents = await cloud.services.incidents.list(tenantId, {}, { limit: 10 });
     expect(incidents.items).toMatchObject([
-      { type: 'temperature_alert', device_id: fridge.deviceId, location_id: locationId, status: 'open' },
+      {
+        type: 'temperature_alert',
+        title: `Temperature alert: sensor at location ${locationId}`,
+        device_id: fridge.deviceId,
+        location_id: locationId,
+        status: 'open',
+      },
     ]);
 
     // The cloud's registry learned what the store's broker saw, and /v1/iot answers from the minutes.
