@@ -1,0 +1,180 @@
+/**
+ * ByteTrack (Zhang et al., "ByteTrack: Multi-Object Tracking by Associating Every Detection Box",
+ * ECCV 2022), following its BYTETracker.update: high detections are matched to every track first,
+ * low ones then keep still-tracked tracks alive, not yet confirmed tracks take what high detections
+ * are left, and the rest of those start tracks. Lost tracks are predicted on and can be found again
+ * for `trackTimeoutFrames`. Differences: a track is confirmed after `minTrackLength` matched frames
+ * (ByteTrack: 2), ids are given at confirmation so the reported ones run without gaps, matching is
+ * within a class, and ByteTrack's removal of duplicate tracked/lost pairs is left out.
+ */
+import { matchWithinCost } from '../../../shared/vision/assignment.ts';
+import { type Detection, iou, type TrackedObject } from '../../../shared/vision/types.ts';
+import { type BoxKalman, boxOfKalman, createBoxKalman, predictBoxKalman, updateBoxKalman } from './kalman.ts';
+import { defaultTrackerOptions, type TrackerOptions } from './options.ts';
+
+interface Track {
+  /** 0 until confirmed. */
+  id: number;
+  kalman: BoxKalman;
+  /** The box the filter holds now: predicted before matching, corrected after. */
+  box: [number, number, number, number];
+  classId: number;
+  className: string;
+  confidence: number;
+  hits: number;
+  lost: boolean;
+  lastMatchedFrame: number;
+}
+
+export interface TrackerUpdate {
+  /** Confirmed tracks matched in this frame, boxes as the filter corrected them. */
+  tracks: TrackedObject[];
+  /** Ids of confirmed tracks that ended in this frame; never seen again. */
+  removed: number[];
+}
+
+export interface Tracker {
+  update(detections: readonly Detection[], frameIndex: number): TrackerUpdate;
+}
+
+export function createTracker(overrides: Partial<TrackerOptions> = {}): Tracker {
+  const options = { ...defaultTrackerOptions, ...overrides };
+  const lowThreshold = Math.min(options.lowThreshold, options.highThreshold);
+  const classes = options.classes ? new Set(options.classes) : undefined;
+  const sizedClasses = options.minBoxSizeClasses ? new Set(options.minBoxSizeClasses) : undefined;
+  let confirmed: Track[] = [];
+  let unconfirmed: Track[] = [];
+  let nextId = 1;
+  let lastFrame: number | undefined;
+  let costs = new Float64Array(256);
+
+  const accepts = (detection: Detection) => {
+    if (detection.confidence < lowThreshold) return false;
+    if (!(detection.box[2] > detection.box[0] && detection.box[3] > detection.box[1])) return false;
+    if (classes && !classes.has(detection.classId)) return false;
+    if (options.minBoxSize <= 0 || (sizedClasses && !sizedClasses.has(detection.classId))) return true;
+    const [x1, y1, x2, y2] = detection.box;
+    return Math.max(x2 - x1, y2 - y1) >= options.minBoxSize;
+  };
+
+  /** Pairs tracks with detections by 1 − IoU (times confidence when `fuse`), within a class. */
+  function associate(tracks: Track[], detections: Detection[], maxCost: number, fuse: boolean) {
+    const cells = tracks.length * detections.length;
+    if (costs.length < cells) costs = new Float64Array(cells * 2);
+    for (let t = 0; t < tracks.length; t++) {
+      const track = tracks[t]!;
+      for (let d = 0; d < detections.length; d++) {
+        const detection = detections[d]!;
+        const overlap = detection.classId === track.classId ? iou(track.box, detection.box) : 0;
+        const similarity = fuse ? overlap * detection.confidence : overlap;
+        costs[t * detections.length + d] = overlap > 0 ? 1 - similarity : Number.POSITIVE_INFINITY;
+      }
+    }
+    return matchWithinCost(costs, tracks.length, detections.length, maxCost);
+  }
+
+  function apply(track: Track, detection: Detection, frameIndex: number) {
+    updateBoxKalman(track.kalman, detection.box);
+    boxOfKalman(track.kalman, track.box);
+    track.confidence = detection.confidence;
+    track.className = detection.className;
+    track.hits += 1;
+    track.lost = false;
+    track.lastMatchedFrame = frameIndex;
+    if (track.id === 0 && track.hits >= options.minTrackLength) track.id = nextId++;
+  }
+
+  function predict(frameIndex: number) {
+    const steps = lastFrame === undefined ? 1 : Math.min(Math.max(1, frameIndex - lastFrame), 1000);
+    lastFrame = frameIndex;
+    const advance = (track: Track) => {
+      for (let s = 0; s < steps; s++) predictBoxKalman(track.kalman, track.lost);
+      boxOfKalman(track.kalman, track.box);
+    };
+    confirmed.forEach(advance);
+    unconfirmed.forEach(advance);
+  }
+
+  function start(detection: Detection, frameIndex: number): Track {
+    const kalman = createBoxKalman(detection.box);
+    const track: Track = {
+      id: 0,
+      kalman,
+      box: boxOfKalman(kalman, [0, 0, 0, 0]),
+      classId: detection.classId,
+      className: detection.className,
+      confidence: detection.confidence,
+      hits: 1,
+      lost: false,
+      lastMatchedFrame: frameIndex,
+    };
+    if (options.minTrackLength <= 1) track.id = nextId++;
+    return track;
+  }
+
+  function update(detections: readonly Detection[], frameIndex: number): TrackerUpdate {
+    predict(frameIndex);
+    const high: Detection[] = [];
+    const low: Detection[] = [];
+    for (const detection of detections) {
+      if (!accepts(detection)) continue;
+      (detection.confidence >= options.highThreshold ? high : low).push(detection);
+    }
+
+    const first = associate(confirmed, high, options.firstMatchThreshold, true);
+    const stillTracked: Track[] = [];
+    first.rowToCol.forEach((d, t) => {
+      const track = confirmed[t]!;
+      if (d >= 0) apply(track, high[d]!, frameIndex);
+      else if (!track.lost) stillTracked.push(track);
+    });
+
+    const second = associate(stillTracked, low, options.secondMatchThreshold, false);
+    second.rowToCol.forEach((d, t) => {
+      const track = stillTracked[t]!;
+      if (d >= 0) apply(track, low[d]!, frameIndex);
+      else track.lost = true;
+    });
+
+    const leftHigh = high.filter((_, d) => first.colToRow[d] === -1);
+    const third = associate(unconfirmed, leftHigh, options.unconfirmedMatchThreshold, true);
+    const nextUnconfirmed: Track[] = [];
+    third.rowToCol.forEach((d, t) => {
+      const track = unconfirmed[t]!;
+      if (d < 0) return; // A track not yet confirmed ends at its first miss, as in ByteTrack.
+      apply(track, leftHigh[d]!, frameIndex);
+      (track.id === 0 ? nextUnconfirmed : confirmed).push(track);
+    });
+    leftHigh.forEach((detection, d) => {
+      if (third.colToRow[d] !== -1 || detection.confidence < options.newTrackThreshold) return;
+      const track = start(detection, frameIndex);
+      (track.id === 0 ? nextUnconfirmed : confirmed).push(track);
+    });
+    unconfirmed = nextUnconfirmed;
+
+    const removed: number[] = [];
+    const tracks: TrackedObject[] = [];
+    confirmed = confirmed.filter((track) => {
+      if (frameIndex - track.lastMatchedFrame > options.trackTimeoutFrames) {
+        removed.push(track.id);
+        return false;
+      }
+      if (track.lastMatchedFrame === frameIndex) tracks.push(reported(track));
+      return true;
+    });
+    return { tracks, removed };
+  }
+
+  return { update };
+}
+
+function reported(track: Track): TrackedObject {
+  const [x1, y1, x2, y2] = track.box;
+  return {
+    trackId: track.id,
+    box: [x1, y1, x2, y2],
+    classId: track.classId,
+    className: track.className,
+    confidence: track.confidence,
+  };
+}
