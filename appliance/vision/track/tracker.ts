@@ -5,7 +5,8 @@
  * are left, and the rest of those start tracks. Lost tracks are predicted on and can be found again
  * for `trackTimeoutFrames`. Differences: a track is confirmed after `minTrackLength` matched frames
  * (ByteTrack: 2), ids are given at confirmation so the reported ones run without gaps, matching is
- * within a class, and ByteTrack's removal of duplicate tracked/lost pairs is left out.
+ * within a class, a track missed for a frame or two is still reported at its predicted box
+ * (`coastFrames`), and ByteTrack's removal of duplicate tracked/lost pairs is left out.
  */
 import { matchWithinCost } from '../../../shared/vision/assignment.ts';
 import { type Detection, iou, type TrackedObject } from '../../../shared/vision/types.ts';
@@ -27,7 +28,10 @@ interface Track {
 }
 
 export interface TrackerUpdate {
-  /** Confirmed tracks matched in this frame, boxes as the filter corrected them. */
+  /**
+   * Confirmed tracks matched in this frame, boxes as the filter corrected them, and those missed
+   * for at most `coastFrames` frames, at their predicted boxes with their last confidence.
+   */
   tracks: TrackedObject[];
   /** Ids of confirmed tracks that ended in this frame; never seen again. */
   removed: number[];
@@ -159,7 +163,7 @@ export function createTracker(overrides: Partial<TrackerOptions> = {}): Tracker 
         removed.push(track.id);
         return false;
       }
-      if (track.lastMatchedFrame === frameIndex) tracks.push(reported(track));
+      if (frameIndex - track.lastMatchedFrame <= options.coastFrames) tracks.push(reported(track));
       return true;
     });
     return { tracks, removed };

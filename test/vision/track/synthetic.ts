@@ -42,6 +42,8 @@ export interface SceneOptions {
   boxNoise: number;
   /** Largest speed, pixels a frame. */
   maxSpeed: number;
+  /** Every object present from the first frame to the last, turning back at the frame's edges. */
+  stayInView: boolean;
 }
 
 export interface SceneFrame {
@@ -78,6 +80,11 @@ function makeMover(id: number, options: SceneOptions, random: () => number): Mov
   };
 }
 
+function turnBack(mover: Mover, options: SceneOptions) {
+  if (mover.x < 0 || mover.x + mover.w > options.width) mover.vx = -mover.vx;
+  if (mover.y < 0 || mover.y + mover.h > options.height) mover.vy = -mover.vy;
+}
+
 /** Cars moving about with a little wobble, detected with noise, misses and false detections. */
 export function makeScene(overrides: Partial<SceneOptions> = {}): SceneFrame[] {
   const options: SceneOptions = {
@@ -91,10 +98,14 @@ export function makeScene(overrides: Partial<SceneOptions> = {}): SceneFrame[] {
     falsePositivesPerFrame: 0.5,
     boxNoise: 0.02,
     maxSpeed: 8,
+    stayInView: false,
     ...overrides,
   };
   const random = seededRandom(options.seed);
   const movers = Array.from({ length: options.objects }, (_, i) => makeMover(i + 1, options, random));
+  if (options.stayInView) {
+    for (const mover of movers) Object.assign(mover, { from: 0, to: options.frames });
+  }
   const frames: SceneFrame[] = [];
   for (let f = 0; f < options.frames; f++) {
     const frame: SceneFrame = { groundTruth: [], detections: [] };
@@ -104,6 +115,7 @@ export function makeScene(overrides: Partial<SceneOptions> = {}): SceneFrame[] {
       mover.vy += gaussian(random) * 0.1;
       mover.x += mover.vx;
       mover.y += mover.vy;
+      if (options.stayInView) turnBack(mover, options);
       const box: Box = [mover.x, mover.y, mover.x + mover.w, mover.y + mover.h];
       if (box[2] < 0 || box[3] < 0 || box[0] > options.width || box[1] > options.height) continue;
       frame.groundTruth.push({ id: mover.id, box });

@@ -7,7 +7,7 @@ const PERSON = 0;
 
 /** Runs a tracker over per-frame detections; answers each frame's reported tracks and removed ids. */
 function run(frames: Detection[][], options: Partial<TrackerOptions> = {}) {
-  const tracker = createTracker({ minTrackLength: 1, ...options });
+  const tracker = createTracker({ minTrackLength: 1, coastFrames: 0, ...options });
   return frames.map((detections, frameIndex) => tracker.update(detections, frameIndex));
 }
 
@@ -31,6 +31,20 @@ describe('ByteTrack tracker', () => {
     const results = run(frames, { trackTimeoutFrames: 15 });
     expect(results.slice(15, 25).every((r) => r.tracks.length === 0 && r.removed.length === 0)).toBe(true);
     expect(results.slice(25).map((r) => idsOf(r.tracks))).toEqual(new Array(15).fill([1]));
+  });
+
+  it('reports a missed track at its predicted box for coastFrames frames', () => {
+    const frames = Array.from({ length: 20 }, (_, f) => (f >= 10 && f < 15 ? [] : [carAt(f)]));
+    const results = run(frames, { coastFrames: 2 });
+    expect(results.map((r) => r.tracks.length)).toEqual([
+      ...new Array(12).fill(1),
+      0,
+      0,
+      0,
+      ...new Array(5).fill(1),
+    ]);
+    expect(Math.abs(results[11]!.tracks[0]!.box[0] - (40 + 6 * 11))).toBeLessThan(2);
+    expect(results[19]!.tracks[0]!.trackId).toBe(1);
   });
 
   it('keeps a track alive through low-confidence detections, which never start one', () => {
