@@ -89,7 +89,8 @@ export function createTracker(overrides: Partial<TrackerOptions> = {}): Tracker 
   }
 
   function predict(frameIndex: number) {
-    const steps = lastFrame === undefined ? 1 : Math.min(Math.max(1, frameIndex - lastFrame), 1000);
+    const gap = lastFrame === undefined ? 1 : frameIndex - lastFrame;
+    const steps = Math.min(Math.max(1, gap), options.trackTimeoutFrames + 1);
     lastFrame = frameIndex;
     const advance = (track: Track) => {
       for (let s = 0; s < steps; s++) predictBoxKalman(track.kalman, track.lost);
@@ -116,6 +117,62 @@ export function createTracker(overrides: Partial<TrackerOptions> = {}): Tracker 
     return track;
   }
 
+  /** ByteTrack's first two passes; answers the high detections left over. */
+  function matchConfirmed(high: Detection[], low: Detection[], frameIndex: number): Detection[] {
+    const first = associate(confirmed, high, options.firstMatchThreshold, true);
+    const stillTracked: Track[] = [];
+    first.rowToCol.forEach((d, t) => {
+      const track = confirmed[t]!;
+      if (d >= 0) apply(track, high[d]!, frameIndex);
+      else if (!track.lost) stillTracked.push(track);
+    });
+    const second = associate(stillTracked, low, options.secondMatchThreshold, false);
+    second.rowToCol.forEach((d, t) => {
+      const track = stillTracked[t]!;
+      if (d >= 0) apply(track, low[d]!, frameIndex);
+      else track.lost = true;
+    });
+    return high.filter((_, d) => first.colToRow[d] === -1);
+  }
+
+  /** Tracks not yet confirmed take what high detections are left; the rest start tracks. */
+  function matchUnconfirmed(leftHigh: Detection[], frameIndex: number) {
+    const third = associate(unconfirmed, leftHigh, options.unconfirmedMatchThreshold, true);
+    const nextUnconfirmed: Track[] = [];
+    const keep = (track: Track) => (track.id === 0 ? nextUnconfirmed : confirmed).push(track);
+    third.rowToCol.forEach((d, t) => {
+      if (d < 0) return; // A track not yet confirmed ends at its first miss, as in ByteTrack.
+      apply(unconfirmed[t]!, leftHigh[d]!, frameIndex);
+      keep(unconfirmed[t]!);
+    });
+    leftHigh.forEach((detection, d) => {
+      if (third.colToRow[d] === -1 && detection.confidence >= options.newTrackThreshold) {
+        keep(start(detection, frameIndex));
+      }
+    });
+    unconfirmed = nextUnconfirmed;
+  }
+
+  /** Ends tracks lost for longer than the timeout; answers the ones to report. */
+  function retire(frameIndex: number): TrackerUpdate {
+    const removed: number[] = [];
+    const tracks: TrackedObject[] = [];
+    confirmed = confirmed.filter((track) => {
+      const missed = frameIndex - track.lastMatchedFrame;
+      if (missed > options.trackTimeoutFrames) {
+        removed.push(track.id);
+        return false;
+      }
+      if (missed <= options.coastFrames) tracks.push(reported(track));
+      return true;
+    });
+    return { tracks, removed };
+  }
+
+  /**
+   * `frameIndex` counts frames at the rate `trackTimeoutFrames` was reckoned in; when it skips
+   * (frames dropped), tracks are predicted over the gap.
+   */
   function update(detections: readonly Detection[], frameIndex: number): TrackerUpdate {
     predict(frameIndex);
     const high: Detection[] = [];
@@ -124,49 +181,8 @@ export function createTracker(overrides: Partial<TrackerOptions> = {}): Tracker 
       if (!accepts(detection)) continue;
       (detection.confidence >= options.highThreshold ? high : low).push(detection);
     }
-
-    const first = associate(confirmed, high, options.firstMatchThreshold, true);
-    const stillTracked: Track[] = [];
-    first.rowToCol.forEach((d, t) => {
-      const track = confirmed[t]!;
-      if (d >= 0) apply(track, high[d]!, frameIndex);
-      else if (!track.lost) stillTracked.push(track);
-    });
-
-    const second = associate(stillTracked, low, options.secondMatchThreshold, false);
-    second.rowToCol.forEach((d, t) => {
-      const track = stillTracked[t]!;
-      if (d >= 0) apply(track, low[d]!, frameIndex);
-      else track.lost = true;
-    });
-
-    const leftHigh = high.filter((_, d) => first.colToRow[d] === -1);
-    const third = associate(unconfirmed, leftHigh, options.unconfirmedMatchThreshold, true);
-    const nextUnconfirmed: Track[] = [];
-    third.rowToCol.forEach((d, t) => {
-      const track = unconfirmed[t]!;
-      if (d < 0) return; // A track not yet confirmed ends at its first miss, as in ByteTrack.
-      apply(track, leftHigh[d]!, frameIndex);
-      (track.id === 0 ? nextUnconfirmed : confirmed).push(track);
-    });
-    leftHigh.forEach((detection, d) => {
-      if (third.colToRow[d] !== -1 || detection.confidence < options.newTrackThreshold) return;
-      const track = start(detection, frameIndex);
-      (track.id === 0 ? nextUnconfirmed : confirmed).push(track);
-    });
-    unconfirmed = nextUnconfirmed;
-
-    const removed: number[] = [];
-    const tracks: TrackedObject[] = [];
-    confirmed = confirmed.filter((track) => {
-      if (frameIndex - track.lastMatchedFrame > options.trackTimeoutFrames) {
-        removed.push(track.id);
-        return false;
-      }
-      if (frameIndex - track.lastMatchedFrame <= options.coastFrames) tracks.push(reported(track));
-      return true;
-    });
-    return { tracks, removed };
+    matchUnconfirmed(matchConfirmed(high, low, frameIndex), frameIndex);
+    return retire(frameIndex);
   }
 
   return { update };

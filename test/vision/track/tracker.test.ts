@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createTracker, type TrackerOptions } from '../../../appliance/vision/track/index.ts';
+import {
+  createTracker,
+  type TrackerOptions,
+  trackerOptionsFromSettings,
+} from '../../../appliance/vision/track/index.ts';
 import type { Detection, TrackedObject } from '../../../shared/vision/types.ts';
 import { boxAt, CAR, detection } from './synthetic.ts';
 
@@ -134,5 +138,41 @@ describe('ByteTrack tracker', () => {
     );
     const seen = run(frames, { trackTimeoutFrames: 3 }).flatMap((r) => idsOf(r.tracks));
     expect([...new Set(seen)]).toEqual([1, 2, 3, 4]);
+  });
+});
+
+describe('tracker options from settings', () => {
+  it('takes min_confidence, the timeout in frames at the inference rate, min_track_length and vehicle_min_size', () => {
+    const options = trackerOptionsFromSettings({
+      min_confidence: 0.6,
+      track_timeout_seconds: 2.5,
+      min_track_length: 4,
+      vehicle_min_size: 32,
+      fps: 15,
+      vehicleClasses: [2, 5, 7],
+    });
+    expect(options).toEqual({
+      highThreshold: 0.6,
+      newTrackThreshold: 0.6,
+      trackTimeoutFrames: 38,
+      minTrackLength: 4,
+      minBoxSize: 32,
+      minBoxSizeClasses: [2, 5, 7],
+    });
+  });
+
+  it('leaves unset settings to the defaults, a one-second timeout among them', () => {
+    expect(trackerOptionsFromSettings({ fps: 10, vehicleClasses: [2] })).toEqual({
+      trackTimeoutFrames: 10,
+      minBoxSizeClasses: [2],
+    });
+  });
+
+  it('predicts tracks over skipped frame numbers', () => {
+    // Five frames at 30 pixels a frame: a box 120 wide predicted only one frame on would not overlap.
+    const frames = [0, 1, 2, 3, 4, 5, 6, 7, 12, 13];
+    const tracker = createTracker({ minTrackLength: 1 });
+    const ids = frames.map((f) => idsOf(tracker.update([carAt(f, 30)], f).tracks));
+    expect(ids).toEqual(new Array(frames.length).fill([1]));
   });
 });
