@@ -1,0 +1,117 @@
+import type { Box } from '../../../shared/vision/types.ts';
+import { createGreySampler, type GreySampler } from './grey.ts';
+import { changedRegions } from './regions.ts';
+
+export interface MotionGateOptions {
+  /** The grey image compared; 64x36 unless set (16:9 cells of 20 px at 720p). */
+  width?: number;
+  height?: number;
+  /** Samples a cell along each axis; 4 unless set. */
+  samples?: number;
+  /** A cell has changed when its grey level is this far from the background; 12 unless set. */
+  pixelThreshold?: number;
+  /** The scene moves when at least this fraction of the cells changed; 0.002 (5 cells of 2,304) unless set. */
+  minChangedFraction?: number;
+  /**
+   * How fast the background follows the picture (0 to 1 a frame); 0.1 unless set. Slow changes
+   * (daylight) and objects that stop are absorbed after some tens of frames.
+   */
+  backgroundRate?: number;
+  /** Also answer where the scene moved (boxes in source pixels); off unless set. */
+  regions?: boolean;
+  /** Changed cells a region needs to be reported; 2 unless set. */
+  minRegionCells?: number;
+}
+
+export interface MotionResult {
+  moving: boolean;
+  /** Fraction of cells that changed (0 to 1). */
+  score: number;
+  regions?: Box[];
+}
+
+interface FrameLike {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+/**
+ * A cheap frame-difference gate: each frame shrunk to a small grey image and compared with a
+ * running-average background. The first frame only seeds the background and answers not moving;
+ * the inference policy runs detection on a camera's first frame anyway.
+ */
+export function createMotionGate(options: MotionGateOptions = {}) {
+  const width = options.width ?? 64;
+  const height = options.height ?? 36;
+  const cells = width * height;
+  const threshold = options.pixelThreshold ?? 12;
+  const minChanged = Math.max(1, Math.ceil((options.minChangedFraction ?? 0.002) * cells));
+  const rate = options.backgroundRate ?? 0.1;
+  const grey = new Uint8Array(cells);
+  const background = new Float32Array(cells);
+  const mask = new Uint8Array(cells);
+  const scratch = { labels: new Int32Array(cells), stack: new Int32Array(cells) };
+  let sampler: GreySampler | undefined;
+  let sourceWidth = 0;
+  let sourceHeight = 0;
+  let seeded = false;
+
+  /** A new source size needs new sample offsets and a new background. */
+  function samplerFor(frame: FrameLike): GreySampler {
+    if (sampler && frame.width === sourceWidth && frame.height === sourceHeight) return sampler;
+    sourceWidth = frame.width;
+    sourceHeight = frame.height;
+    sampler = createGreySampler({
+      sourceWidth: frame.width,
+      sourceHeight: frame.height,
+      width,
+      height,
+      samples: options.samples ?? 4,
+    });
+    seeded = false;
+    return sampler;
+  }
+
+  return {
+    check(frame: FrameLike): MotionResult {
+      samplerFor(frame).sample(frame.data, grey);
+      if (!seeded) {
+        background.set(grey);
+        seeded = true;
+        return { moving: false, score: 0 };
+      }
+      let changed = 0;
+      for (let i = 0; i < cells; i += 1) {
+        const level = grey[i]!;
+        const difference = level - background[i]!;
+        const moved = difference > threshold || difference < -threshold;
+        mask[i] = moved ? 1 : 0;
+        if (moved) changed += 1;
+        background[i] = background[i]! + rate * difference;
+      }
+      const moving = changed >= minChanged;
+      const result: MotionResult = { moving, score: changed / cells };
+      if (moving && options.regions) {
+        result.regions = changedRegions(
+          mask,
+          {
+            width,
+            height,
+            cellWidth: frame.width / width,
+            cellHeight: frame.height / height,
+            minCells: options.minRegionCells ?? 2,
+          },
+          scratch,
+        );
+      }
+      return result;
+    },
+    /** Forgets the background (the camera moved, or came back after being offline). */
+    reset() {
+      seeded = false;
+    },
+  };
+}
+
+export type MotionGate = ReturnType<typeof createMotionGate>;
