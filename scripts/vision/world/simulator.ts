@@ -46,7 +46,7 @@ export const DEFAULT_LANE_CONFIG: Omit<LaneConfig, 'seed'> = {
   handoff: { mean: 5, cv: 0.3 },
   pullForwardAfterSeconds: 25,
   bayCapacity: 2,
-  balkQueueLength: 6,
+  balkQueueLength: 5,
   balkProbability: 0.7,
   peoplePerMinute: 1.5,
 };
@@ -141,6 +141,7 @@ interface Walker {
 }
 
 const GAP = 1.4;
+const MAX_UNSEEN_BACKLOG = 2;
 const ACCEL = 2.2;
 const DECEL = 3.5;
 const LANE_SPEED = 3.5;
@@ -329,7 +330,8 @@ function trackZones(st: SimState, c: MovingCar): void {
 
 function stepCars(st: SimState, dt: number): void {
   while (st.nextArrival <= st.t) {
-    st.pending++;
+    // Drivers who cannot even turn in (the lane is backed up off-screen) drive on unseen.
+    st.pending = Math.min(st.pending + 1, MAX_UNSEEN_BACKLOG);
     st.nextArrival += st.rng.exponential(3600 / st.config.arrivalsPerHour);
   }
   if (st.pending > 0) spawnCar(st);

@@ -42,7 +42,7 @@ async function prepare(outDir: string, names: readonly string[]): Promise<void> 
     await mkdir(join(outDir, sub), { recursive: true });
   }
   const yaml = [
-    `path: ${outDir}`,
+    `path: ${resolve(outDir)}`,
     'train: images/train',
     'val: images/val',
     'names:',
