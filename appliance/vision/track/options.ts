@@ -5,7 +5,7 @@ export interface TrackerOptions {
   lowThreshold: number;
   /** An unmatched high detection starts a track only at or above this confidence. */
   newTrackThreshold: number;
-  /** Largest cost (1 − IoU, times the confidence for high detections) of the first pass: high detections against every track. */
+  /** Largest cost (1 − IoU × confidence) of the first pass: high detections against every track, lost ones too. */
   firstMatchThreshold: number;
   /** Largest cost (1 − IoU) of the second pass: low detections against tracks still tracked. */
   secondMatchThreshold: number;
