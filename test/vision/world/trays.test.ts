@@ -57,7 +57,7 @@ describe('trays', () => {
     const a = await renderTray(scene);
     expect(a.equals(await renderTray(generateTray(42, RATES)))).toBe(true);
     expect(a.length).toBe(TRAY_WIDTH * TRAY_HEIGHT * 3);
-    const empty = await renderTray({ ...scene, svg: scene.svg.replace(/<g transform=[^]*?<\/g>/g, '') });
+    const empty = await renderTray({ ...scene, svg: scene.svg.replace(/<g transform=[\s\S]*?<\/g>/g, '') });
     for (const { box } of scene.truth.items) {
       const cx = Math.round((box[0] + box[2]) / 2);
       const cy = Math.round((box[1] + box[3]) / 2);
