@@ -19,6 +19,10 @@
  * is the pairing with the most IDTP; IDTP counts the frames where a pair are both present with IoU
  * at least the threshold; IDFN = ground-truth detections − IDTP, IDFP = hypothesis detections −
  * IDTP; IDF1 = 2 IDTP / (2 IDTP + IDFP + IDFN).
+ *
+ * Objects that should not count either way (mostly hidden, say) are passed as ignored boxes, as
+ * the MOTChallenge evaluation treats distractors: the hypotheses matched to them at the threshold
+ * (most pairs, least distance) are dropped from the frame before it is scored.
  */
 import { matchWithinCost } from './assignment.ts';
 import { type Box, iou } from './types.ts';
@@ -53,7 +57,7 @@ export interface MotSummary {
 }
 
 export interface MotAccumulator {
-  add(groundTruth: readonly MotObject[], hypotheses: readonly MotObject[]): void;
+  add(groundTruth: readonly MotObject[], hypotheses: readonly MotObject[], ignored?: readonly Box[]): void;
   summary(): MotSummary;
 }
 
@@ -77,7 +81,22 @@ export function createMotAccumulator(iouThreshold = 0.5): MotAccumulator {
     totals.overlap += overlap;
   }
 
-  function add(gt: readonly MotObject[], hyp: readonly MotObject[]) {
+  /** The hypotheses left once those matched to ignored objects are dropped. */
+  function withoutIgnored(hyp: readonly MotObject[], ignored: readonly Box[]): readonly MotObject[] {
+    if (ignored.length === 0 || hyp.length === 0) return hyp;
+    const cost = ignored.flatMap((box) =>
+      hyp.map((h) => {
+        const overlap = iou(box, h.box);
+        return overlap >= iouThreshold ? 1 - overlap : Number.POSITIVE_INFINITY;
+      }),
+    );
+    const limit = Math.min(ignored.length, hyp.length) + 1;
+    const { colToRow } = matchWithinCost(cost, ignored.length, hyp.length, limit);
+    return hyp.filter((_, j) => colToRow[j] === -1);
+  }
+
+  function add(gt: readonly MotObject[], allHyp: readonly MotObject[], ignored: readonly Box[] = []) {
+    const hyp = withoutIgnored(allHyp, ignored);
     totals.frames += 1;
     totals.groundTruth += gt.length;
     totals.hypotheses += hyp.length;
@@ -168,12 +187,16 @@ export function createMotAccumulator(iouThreshold = 0.5): MotAccumulator {
   return { add, summary };
 }
 
-/** Scores a whole sequence: one entry per frame, ground truth and hypotheses. */
+/** Scores a whole sequence: one entry per frame, ground truth, hypotheses and what to ignore. */
 export function evaluateMot(
-  frames: readonly { groundTruth: readonly MotObject[]; hypotheses: readonly MotObject[] }[],
+  frames: readonly {
+    groundTruth: readonly MotObject[];
+    hypotheses: readonly MotObject[];
+    ignored?: readonly Box[];
+  }[],
   iouThreshold = 0.5,
 ): MotSummary {
   const accumulator = createMotAccumulator(iouThreshold);
-  for (const frame of frames) accumulator.add(frame.groundTruth, frame.hypotheses);
+  for (const frame of frames) accumulator.add(frame.groundTruth, frame.hypotheses, frame.ignored);
   return accumulator.summary();
 }

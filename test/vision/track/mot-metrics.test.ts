@@ -113,4 +113,21 @@ describe('MOT metrics', () => {
     ];
     expect(evaluateMot(frames)).toMatchObject({ matches: 2, misses: 0, falsePositives: 0 });
   });
+
+  it('drops hypotheses on ignored objects before scoring, and counts ignored objects as nothing', () => {
+    const frames = oneObject(4, () => 7).map((frame, f) => ({
+      ...frame,
+      hypotheses: f < 2 ? [...frame.hypotheses, at(9, boxAt(4, 500, 100, 100))] : frame.hypotheses,
+      ignored: [C],
+    }));
+    const summary = evaluateMot(frames);
+    expect(summary).toMatchObject({
+      groundTruth: 4,
+      hypotheses: 4,
+      falsePositives: 0,
+      misses: 0,
+      mota: 1,
+      idf1: 1,
+    });
+  });
 });
