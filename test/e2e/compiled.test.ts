@@ -29,7 +29,12 @@ describe('the compiled appliance and cloud', () => {
     const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> })
       .scripts;
     expect(scripts['appliance:prod']).toBe(`node ${APPLIANCE_NODE_FLAGS.join(' ')} dist/appliance.mjs`);
-    expect(await buildAll()).toEqual(['dist/appliance.mjs', 'dist/cloud.mjs', 'dist/webhook-worker.mjs']);
+    expect(await buildAll()).toEqual([
+      'dist/appliance.mjs',
+      'dist/cloud.mjs',
+      'dist/webhook-worker.mjs',
+      'dist/vision-detect-worker.mjs',
+    ]);
 
     const cloud = await startProcess(
       'dist/cloud.mjs',
