@@ -243,6 +243,7 @@ export function createCapture(options: CaptureOptions) {
     start() {
       if (running) return;
       running = true;
+      backoff.reset();
       setStatus('starting');
       launch();
     },

@@ -145,6 +145,15 @@ describe('a dead source', () => {
     expect(lines.filter((line) => line.msg === 'camera source offline')).toHaveLength(1);
   });
 
+  it('is reported offline when ffmpeg itself cannot run', async () => {
+    const { capture: source, lines } = capture({ url: clip, ffmpegPath: '/nonexistent/ffmpeg' });
+    source.start();
+    await waitFor('offline', () => (source.status === 'offline' ? true : undefined), 3000);
+    expect(lines.find((line) => line.msg === 'camera source offline')?.reason).toMatch(
+      /could not run.*ENOENT/,
+    );
+  });
+
   it('is taken down when it hangs mid-stream with the connection open', async () => {
     const live = await startLiveServer();
     closers.push(() => live.close());
