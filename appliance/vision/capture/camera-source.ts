@@ -116,7 +116,14 @@ export function createCapture(options: CaptureOptions) {
   const now = () => clock.now().getTime();
 
   function emit<K extends keyof CaptureEvents>(event: K, payload: CaptureEvents[K]) {
-    for (const listener of listeners[event] as Set<(e: CaptureEvents[K]) => void>) listener(payload);
+    // A listener that throws must not stop the capture from restarting.
+    for (const listener of listeners[event] as Set<(e: CaptureEvents[K]) => void>) {
+      try {
+        listener(payload);
+      } catch (error) {
+        log.warn({ err: error, event }, 'capture listener failed');
+      }
+    }
   }
 
   function setStatus(next: CaptureStatus, reason?: string) {
