@@ -80,7 +80,12 @@ function orderLines(expected: readonly ItemCount[], mapping: MenuMapping): Line[
   return [...lines.values()].filter((l) => l.quantity > 0);
 }
 
-function distinctObjects(detections: readonly Detection[], floor: number, overlap: number): Detection[] {
+/** One box per object: the strongest of boxes overlapping by more than `overlap` stands, whatever its class. */
+export function distinctObjects(
+  detections: readonly Detection[],
+  floor: number,
+  overlap: number,
+): Detection[] {
   const kept: Detection[] = [];
   const strongestFirst = detections
     .filter((d) => d.confidence >= floor)
@@ -91,8 +96,8 @@ function distinctObjects(detections: readonly Detection[], floor: number, overla
   return kept;
 }
 
-/** Strongest first within each class, as `distinctObjects` left them. */
-function groupByClass(detections: readonly Detection[]): Map<string, Detection[]> {
+/** Detections by normalised class name, in the order given. */
+export function groupByClass(detections: readonly Detection[]): Map<string, Detection[]> {
   const groups = new Map<string, Detection[]>();
   for (const d of detections) {
     const key = normaliseName(d.className);
@@ -140,6 +145,7 @@ export function verifyOrder(input: VerifyOrderInput): OrderVerification {
       ?.name ?? mapping.itemOf(className)!;
 
   const confident = seen.filter((d) => d.confidence >= minConfidence);
+  // Strongest first within each class, as distinctObjects sorted them: the matched are the strongest.
   const byClass = groupByClass(confident);
   for (const line of lines) {
     if (line.className === undefined) continue;

@@ -12,6 +12,7 @@ export {
   type VerifyOrderInput,
   verifyOrder,
 } from './compare.ts';
+export { type ConsensusOptions, consensusDetections } from './consensus.ts';
 export {
   type EvaluateOptions,
   evaluateVerification,
