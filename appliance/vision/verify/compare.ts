@@ -14,7 +14,8 @@
  *   later lines of that class; the camera cannot tell those items apart.
  * - An ordered item with no class is left out of the verdict and listed in `unverifiable`; it is
  *   never reported missing, because nothing could have seen it.
- * - Detections of classes no menu item maps to (not food) are ignored.
+ * - Detections of classes no menu item maps to (not food) are dropped first, so a hand or a bag
+ *   overlapping an item cannot hide it.
  */
 import { type Box, type Detection, iou } from '../../../shared/vision/types.ts';
 import { type MenuMapping, normaliseName } from './mapping.ts';
@@ -121,12 +122,36 @@ const record = (d: Detection, name: string, matched: boolean, uncertain: boolean
   box: d.box,
 });
 
+/** Per class, the strongest detections up to each line's quantity; the rest of the class is extra. */
+function matchLines(
+  lines: readonly Line[],
+  confident: readonly Detection[],
+  nameFor: (className: string) => string,
+  result: OrderVerification,
+): void {
+  // Strongest first within each class, as distinctObjects sorted them.
+  const byClass = groupByClass(confident);
+  for (const line of lines) {
+    if (line.className === undefined) continue;
+    const pool = byClass.get(normaliseName(line.className)) ?? [];
+    const taken = pool.splice(0, line.quantity);
+    for (const d of taken) result.detections.push(record(d, line.name, true, false));
+    if (taken.length < line.quantity) addCount(result.missing_items, line.name, line.quantity - taken.length);
+  }
+  for (const d of [...byClass.values()].flat()) {
+    result.detections.push(record(d, nameFor(d.className), false, false));
+    addCount(result.extra_items, nameFor(d.className), 1);
+  }
+}
+
 export function verifyOrder(input: VerifyOrderInput): OrderVerification {
   const { mapping, minConfidence } = input;
-  const floor = input.uncertainFloor ?? minConfidence / 2;
   const lines = orderLines(input.expected, mapping);
-  const seen = distinctObjects(input.detections, floor, input.duplicateIou ?? DEFAULT_DUPLICATE_IOU).filter(
-    (d) => mapping.itemOf(d.className) !== undefined,
+  const food = input.detections.filter((d) => mapping.itemOf(d.className) !== undefined);
+  const seen = distinctObjects(
+    food,
+    input.uncertainFloor ?? minConfidence / 2,
+    input.duplicateIou ?? DEFAULT_DUPLICATE_IOU,
   );
   const result: OrderVerification = {
     verified: false,
@@ -139,27 +164,16 @@ export function verifyOrder(input: VerifyOrderInput): OrderVerification {
   for (const line of lines)
     if (line.className === undefined) addCount(result.unverifiable, line.name, line.quantity);
 
-  // Each detection is read as the item ordered of its class when there is one, else the mapping's.
+  // A detection is read as the item ordered of its class when there is one, else as the mapping's.
   const nameFor = (className: string) =>
     lines.find((l) => l.className !== undefined && normaliseName(l.className) === normaliseName(className))
       ?.name ?? mapping.itemOf(className)!;
-
-  const confident = seen.filter((d) => d.confidence >= minConfidence);
-  // Strongest first within each class, as distinctObjects sorted them: the matched are the strongest.
-  const byClass = groupByClass(confident);
-  for (const line of lines) {
-    if (line.className === undefined) continue;
-    const pool = byClass.get(normaliseName(line.className)) ?? [];
-    const taken = pool.splice(0, line.quantity);
-    for (const d of taken) result.detections.push(record(d, line.name, true, false));
-    if (taken.length < line.quantity) addCount(result.missing_items, line.name, line.quantity - taken.length);
-  }
-  for (const pool of byClass.values()) {
-    for (const d of pool) {
-      result.detections.push(record(d, nameFor(d.className), false, false));
-      addCount(result.extra_items, nameFor(d.className), 1);
-    }
-  }
+  matchLines(
+    lines,
+    seen.filter((d) => d.confidence >= minConfidence),
+    nameFor,
+    result,
+  );
   for (const d of seen.filter((s) => s.confidence < minConfidence)) {
     result.detections.push(record(d, nameFor(d.className), false, true));
     addCount(result.uncertain, nameFor(d.className), 1);

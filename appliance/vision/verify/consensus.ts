@@ -10,8 +10,11 @@
  */
 import type { Detection } from '../../../shared/vision/types.ts';
 import { DEFAULT_DUPLICATE_IOU, distinctObjects, groupByClass } from './compare.ts';
+import type { MenuMapping } from './mapping.ts';
 
 export interface ConsensusOptions {
+  /** Detections of classes no menu item maps to are left out, as `verifyOrder` would. */
+  mapping: MenuMapping;
   minConfidence: number;
   duplicateIou?: number;
 }
@@ -26,7 +29,8 @@ export function consensusDetections(
 ): Detection[] {
   if (frames.length === 0) return [];
   const overlap = options.duplicateIou ?? DEFAULT_DUPLICATE_IOU;
-  const perFrame = frames.map((f) => groupByClass(distinctObjects(f, 0, overlap)));
+  const food = (d: Detection) => options.mapping.itemOf(d.className) !== undefined;
+  const perFrame = frames.map((f) => groupByClass(distinctObjects(f.filter(food), 0, overlap)));
   const classes = new Set(perFrame.flatMap((f) => [...f.keys()]));
   const out: Detection[] = [];
   for (const key of classes) {

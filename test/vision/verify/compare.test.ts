@@ -136,6 +136,14 @@ describe('verifyOrder', () => {
     });
     expect(result.verified).toBe(true);
     expect(result.detections).toHaveLength(1);
+    const hand = makeDetection('Soda', 0.99, [0, 0, 100, 100]);
+    const under = verifyOrder({
+      expected: [{ name: 'Fries', quantity: 1 }],
+      detections: [hand, makeDetection('Fries', 0.9, [2, 0, 102, 100])],
+      mapping: narrow,
+      minConfidence: 0.8,
+    });
+    expect(under.verified).toBe(true);
   });
 
   it('shares one class between items, a shortfall reported against the later line', () => {

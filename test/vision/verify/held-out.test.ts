@@ -51,7 +51,7 @@ const noisy: Detect = (truth) => noisyFrame(truth, 0);
 const noisyThreeFrames: Detect = (truth) =>
   consensusDetections(
     [0, 1, 2].map((f) => noisyFrame(truth, f)),
-    { minConfidence: MIN_CONFIDENCE },
+    { minConfidence: MIN_CONFIDENCE, mapping },
   );
 
 interface Tray extends VerificationCase {
