@@ -1,0 +1,9 @@
+/** Occupancy: the dining room's people against capacity and the parking lot's spaces, as the spec's record. */
+export {
+  createOccupancy,
+  type OccupancyOptions,
+  type OccupancyRecord,
+  type ParkingSpace,
+  type SpaceState,
+  utilization,
+} from './occupancy.ts';
