@@ -41,6 +41,7 @@ import { applianceSyncRoutes, createApplianceSync } from './sync/index.ts';
 import type { SyncWorker, SyncWorkerOptions } from './sync/worker.ts';
 import { createTimeClockService } from './timeclock/index.ts';
 import { timeClockRoutes } from './timeclock/routes.ts';
+import { createVisionRegistry, visionApiRoutes, visionRoutes } from './vision/registry/index.ts';
 
 export interface ApplianceDeps {
   db: ApplianceDatabase;
@@ -79,6 +80,13 @@ export function createApplianceServices(config: ApplianceConfig, deps: Appliance
     { db, changes, clock, newId, locationId: config.locationId, log: deps.log?.child({ module: 'devices' }) },
     { telemetryRetentionDays: config.devices.telemetryRetentionDays, ...deps.registry },
   );
+  const vision = createVisionRegistry({
+    db,
+    clock,
+    newId,
+    applianceId: applianceIdOf(config),
+    log: deps.log?.child({ module: 'vision' }),
+  });
   const auth = createStaffAuth({
     db,
     tenantId: config.tenantId,
@@ -98,6 +106,7 @@ export function createApplianceServices(config: ApplianceConfig, deps: Appliance
     inventory,
     timeclock,
     devices,
+    vision,
     auth,
     completeOrder: (orderId: string) => completeOrder({ db, orders, inventory }, orderId),
     sendOrder: (orderId: string) => sendOrder({ db, orders, kitchen }, orderId),
@@ -105,6 +114,12 @@ export function createApplianceServices(config: ApplianceConfig, deps: Appliance
 }
 
 export type ApplianceServices = ReturnType<typeof createApplianceServices>;
+
+/** The id the cloud knows this appliance by: the one in its `sak_<id>.<secret>` credential. */
+function applianceIdOf(config: ApplianceConfig): string | undefined {
+  const credential = config.sync.credential;
+  return config.fleet?.applianceId ?? credential?.slice('sak_'.length, credential.indexOf('.'));
+}
 
 /**
  * The store's local API. It follows the same HTTP conventions as the cloud (request ids,
@@ -146,6 +161,8 @@ export async function buildApplianceApp(
   }
   await app.register(kitchenRoutes, { prefix: '/v1/commerce', db: deps.db, kitchen: services.kitchen });
   await app.register(deviceRoutes, { prefix: '/v1/devices', devices: services.devices });
+  await app.register(visionApiRoutes, { prefix: '/api/vision', vision: services.vision });
+  await app.register(visionRoutes, { prefix: '/v1/vision', vision: services.vision });
 
   const worker = createApplianceSync(
     config,

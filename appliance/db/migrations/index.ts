@@ -14,6 +14,7 @@ import * as cloudNames from './0012-cloud-names.ts';
 import * as fleetCommands from './0013-fleet-commands.ts';
 import * as deviceRegistry from './0014-device-registry.ts';
 import * as fleetSettings from './0015-fleet-settings.ts';
+import * as visionCameras from './0016-vision-cameras.ts';
 
 export interface ApplianceMigration {
   version: number;
@@ -44,4 +45,5 @@ export const migrations: ApplianceMigration[] = [
   fleetCommands.migration,
   deviceRegistry.migration,
   fleetSettings.migration,
+  visionCameras.migration,
 ];
