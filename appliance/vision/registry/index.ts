@@ -4,6 +4,9 @@
  * (appliance/vision/settings) with their change hook for the pipeline runtime. Served under
  * /api/vision (the camera list) and /v1/vision.
  */
+
+export { cameraRecord, type VisionCamera } from './camera.ts';
+export type { CameraChangeListener } from './changes.ts';
 export { visionApiRoutes, visionRoutes } from './routes.ts';
 export {
   CAMERA_TYPES,
@@ -13,10 +16,8 @@ export {
   type Zone,
 } from './schemas.ts';
 export {
-  type CameraChangeListener,
   type CameraStatusReport,
   createVisionRegistry,
-  type VisionCamera,
   type VisionRegistry,
   type VisionRegistryDeps,
 } from './service.ts';

@@ -11,8 +11,9 @@ import {
   EffectiveDriveThruSettingsSchema,
   EffectiveEdgeSettingsSchema,
 } from '../settings/index.ts';
+import { cameraRecord } from './camera.ts';
 import * as schemas from './schemas.ts';
-import { cameraRecord, type VisionRegistry } from './service.ts';
+import type { VisionRegistry } from './service.ts';
 
 export interface VisionRoutesOptions {
   vision: VisionRegistry;

@@ -5,6 +5,7 @@ import type { ApplianceDatabase } from '../../db/index.ts';
 import {
   CAMERA_DEFAULTS,
   type CameraSettings,
+  cameraSection,
   createSettingsStore,
   DRIVE_THRU_DEFAULTS,
   type DriveThruSettings,
@@ -13,26 +14,12 @@ import {
   type EffectiveSettings,
   withDefaults,
 } from '../settings/index.ts';
+import { maskedUrl, type VisionCamera } from './camera.ts';
+import { type CameraChangeListener, createChangeHook } from './changes.ts';
 import * as errors from './errors.ts';
-import type { Camera, CameraStatus, CameraType, CreateCamera, UpdateCamera, Zone } from './schemas.ts';
+import type { CameraStatus, CreateCamera, UpdateCamera, Zone } from './schemas.ts';
 import { createCameraStore, type StoredCamera } from './store.ts';
 import { scaleZones, zoneProblems } from './zones.ts';
-
-/** A camera as its pipeline needs it: the real source URL, zones in its inference pixels, live figures. */
-export interface VisionCamera {
-  id: string;
-  name: string;
-  type: CameraType;
-  sourceUrl: string;
-  enabled: boolean;
-  zones: Zone[];
-  status: CameraStatus;
-  fps: number;
-  lastDetection: string | null;
-  statusReportedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 /** What a camera's pipeline reports; `lastDetection` left out keeps the one reported before. */
 export interface CameraStatusReport {
@@ -40,16 +27,6 @@ export interface CameraStatusReport {
   fps: number;
   lastDetection?: Date | string | null;
 }
-
-/**
- * Told that a camera's record (source, type, zones, enabled) or its effective settings changed,
- * once per change and only for the cameras it touches; both undefined once the camera is removed.
- */
-export type CameraChangeListener = (
-  cameraId: string,
-  settings: EffectiveSettings | undefined,
-  camera: VisionCamera | undefined,
-) => void;
 
 export interface VisionRegistryDeps {
   db: ApplianceDatabase;
@@ -69,24 +46,11 @@ interface LiveFigures {
 
 const OFFLINE = { status: 'offline' as const, fps: 0, lastDetection: null, reportedAt: null };
 
-/** A source URL fit to show: its password masked. */
-export function maskedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (!parsed.password) return url;
-    parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
-}
-
 export function createVisionRegistry(deps: VisionRegistryDeps) {
   const { db, clock } = deps;
   const cameras = createCameraStore(db);
   const settings = createSettingsStore(db, clock);
   const live = new Map<string, LiveFigures>();
-  const listeners = new Set<CameraChangeListener>();
   const edgeIds = new Set(['self', ...(deps.applianceId ? [deps.applianceId] : [])]);
   const now = () => clock.now().toISOString();
 
@@ -94,7 +58,7 @@ export function createVisionRegistry(deps: VisionRegistryDeps) {
   const driveThru = () =>
     withDefaults(DRIVE_THRU_DEFAULTS, settings.section<DriveThruSettings>('drive_thru'));
   const cameraSettingsOf = (id: string) =>
-    withDefaults(CAMERA_DEFAULTS, settings.section<CameraSettings>(`camera:${id}`));
+    withDefaults(CAMERA_DEFAULTS, settings.section<CameraSettings>(cameraSection(id)));
   const effectiveOf = (id: string): EffectiveSettings => ({
     camera: cameraSettingsOf(id),
     drive_thru: driveThru(),
@@ -121,43 +85,16 @@ export function createVisionRegistry(deps: VisionRegistryDeps) {
     return camera;
   }
 
-  // What each camera's listeners last heard, so a change that changes nothing is not passed on.
-  const heard = new Map<string, string>();
-  const fingerprint = (camera: VisionCamera | undefined, effective: EffectiveSettings | undefined) => {
-    if (!camera) return undefined;
-    const { status, fps, lastDetection, statusReportedAt, createdAt, updatedAt, ...config } = camera;
-    return JSON.stringify([config, effective]);
-  };
-
-  function notify(
-    cameraId: string,
-    effective: EffectiveSettings | undefined,
-    camera: VisionCamera | undefined,
-  ) {
-    for (const listener of listeners) {
-      try {
-        listener(cameraId, effective, camera);
-      } catch (error) {
-        deps.log?.error({ err: error, cameraId }, 'a vision settings listener failed');
-      }
-    }
-  }
-
+  const changes = createChangeHook(deps.log);
   function refresh(ids: Iterable<string>) {
     for (const id of ids) {
       const row = cameras.get(id);
-      const camera = row && toVisionCamera(row);
-      const effective = row && effectiveOf(id);
-      const print = fingerprint(camera, effective);
-      if (print === heard.get(id)) continue;
-      if (print === undefined) heard.delete(id);
-      else heard.set(id, print);
-      notify(id, effective, camera);
+      changes.offer(id, row && toVisionCamera(row), row && effectiveOf(id));
     }
   }
 
   const allIds = () => cameras.list().map((camera) => camera.id);
-  for (const row of cameras.list()) heard.set(row.id, fingerprint(toVisionCamera(row), effectiveOf(row.id))!);
+  for (const row of cameras.list()) changes.seed(row.id, toVisionCamera(row), effectiveOf(row.id));
 
   // Saves through any store on this database (the fleet link's too) reach the cameras they touch.
   settings.onSaved((sections) => {
@@ -177,10 +114,7 @@ export function createVisionRegistry(deps: VisionRegistryDeps) {
     effectiveSettings: (cameraId: string): EffectiveSettings | undefined =>
       cameras.get(cameraId) ? effectiveOf(cameraId) : undefined,
     /** Answers the unsubscribe. */
-    onChange(listener: CameraChangeListener): () => void {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    onChange: (listener: CameraChangeListener): (() => void) => changes.listen(listener),
     /** Live figures from the pipeline, kept in memory; false for a camera not registered. */
     reportStatus(cameraId: string, report: CameraStatusReport): boolean {
       if (!cameras.get(cameraId)) return false;
@@ -307,19 +241,3 @@ export function createVisionRegistry(deps: VisionRegistryDeps) {
 }
 
 export type VisionRegistry = ReturnType<typeof createVisionRegistry>;
-
-/** A camera as the API shows it. */
-export const cameraRecord = (camera: VisionCamera): Camera => ({
-  id: camera.id,
-  name: camera.name,
-  type: camera.type,
-  status: camera.status,
-  fps: camera.fps,
-  last_detection: camera.lastDetection,
-  enabled: camera.enabled,
-  source_url: maskedUrl(camera.sourceUrl),
-  zones: camera.zones,
-  status_reported_at: camera.statusReportedAt,
-  created_at: camera.createdAt,
-  updated_at: camera.updatedAt,
-});

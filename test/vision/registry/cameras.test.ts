@@ -42,6 +42,12 @@ describe('camera registry', () => {
     expect(rig.services.vision.camera('lane-1')?.sourceUrl).toBe('rtsp://admin:s3cret@10.0.0.21:554/stream1');
 
     expect((await vision(manager, 'DELETE', '/v1/vision/cameras/lane-1')).statusCode).toBe(204);
+    // Registered, renamed, removed: the pipeline heard each once, the last with nothing to run.
+    expect(rig.changes.map((c) => [c.cameraId, c.settings === undefined])).toEqual([
+      ['lane-1', false],
+      ['lane-1', false],
+      ['lane-1', true],
+    ]);
     expect((await vision(cashier, 'GET', '/v1/vision/cameras/lane-1')).json().error.code).toBe(
       'CAMERA_NOT_FOUND',
     );

@@ -69,6 +69,20 @@ describe('vision settings', () => {
     expect(rig.services.vision.effectiveSettings('lane-2')?.camera).toEqual(CAMERA_DEFAULTS);
   });
 
+  it('a listener that throws fails neither the change nor the other listeners', async () => {
+    rig = await createVisionRig();
+    await rig.register({ id: 'lane-1' });
+    rig.changes.length = 0;
+    rig.services.vision.onChange(() => {
+      throw new Error('pipeline busy');
+    });
+    const put = await rig.vision(rig.manager, 'PUT', '/v1/vision/cameras/lane-1/settings', {
+      inference_fps: 5,
+    });
+    expect(put.statusCode).toBe(200);
+    expect(rig.changes).toHaveLength(1);
+  });
+
   it('refuses bad settings field by field', async () => {
     rig = await createVisionRig();
     await rig.register({ id: 'lane-1' });
