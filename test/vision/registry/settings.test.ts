@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFleetHandlers } from '../../../appliance/fleet/handlers.ts';
 import { createSettingsStore } from '../../../appliance/fleet/settings.ts';
+import { createVisionRegistry } from '../../../appliance/vision/registry/index.ts';
 import { createManualClock } from '../../../shared/clock.ts';
+import { newId } from '../../../shared/ids.ts';
 import { createVisionRig, type VisionRig } from './support.ts';
 
 let rig: VisionRig;
@@ -144,6 +146,15 @@ describe('vision settings', () => {
     expect([other.statusCode, other.json().error.code]).toEqual([404, 'EDGE_NOT_FOUND']);
     const put = await rig.vision(rig.manager, 'PUT', '/v1/vision/edge/another-edge/settings', {});
     expect(put.statusCode).toBe(404);
+    // An appliance with a cloud credential also answers to the id the cloud knows it by.
+    const own = createVisionRegistry({
+      db: rig.db,
+      clock: createManualClock(),
+      newId,
+      applianceId: 'edge-7',
+    });
+    expect(own.edgeSettings('edge-7').max_concurrent_streams).toBe(8);
+    expect(() => own.edgeSettings('edge-8')).toThrow(/Edge device not found/);
   });
 
   it('shows settings the cloud pushed over the fleet link, and tells the pipeline', async () => {
