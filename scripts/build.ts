@@ -74,11 +74,7 @@ async function main() {
   const started = performance.now();
   const files = await buildAll();
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  console.log(
-    `built ${Object.keys(ENTRIES)
-      .map((name) => `dist/${name}.mjs`)
-      .join(', ')} in ${seconds} s`,
-  );
+  console.log(`built ${files.join(', ')} in ${seconds} s`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

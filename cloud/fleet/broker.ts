@@ -67,7 +67,7 @@ export async function startFleetBroker(options: FleetBrokerOptions) {
     done: (error: AuthenticateError | null, ok: boolean) => void,
   ) {
     const identity = socket.authorized ? deviceOfCertificate(socket.getPeerCertificate()) : undefined;
-    if (!identity || identity.deviceType !== 'appliance')
+    if (identity?.deviceType !== 'appliance')
       return done(refusal(NOT_AUTHORIZED, 'not an appliance certificate of the device CA'), false);
     if (client.id !== identity.deviceId)
       return done(refusal(IDENTIFIER_REJECTED, 'client id must be the appliance id'), false);

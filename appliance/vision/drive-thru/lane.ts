@@ -115,7 +115,9 @@ export function createLaneAnalytics(config: LaneZones, thresholds: LaneThreshold
     }
     car.zone = zone;
     if (zone === undefined) return;
-    (car.zones[zone] ??= []).push({ enter: at });
+    const visits = car.zones[zone] ?? [];
+    visits.push({ enter: at });
+    car.zones[zone] = visits;
     emit({ kind: 'zone_entered', trackId: car.trackId, zone, at });
     if (queueIndex.has(zone)) car.queueEnteredAt ??= at;
     if (zone === config.menu) car.ordered = true;
