@@ -17,15 +17,35 @@ export interface DecodeOptions {
   maxDetections?: number;
 }
 
-/** Strongest first; a box goes when it overlaps a kept box of its class by more than the threshold. */
+/**
+ * A weaker box this much inside a stronger one of its class is a part of the same object (the
+ * front of a car, found again), whatever their IoU: two cars queueing overlap far less.
+ */
+export const CONTAINED = 0.7;
+
+/** The share of `inner`'s area that lies inside `outer`. */
+function containedIn(inner: Box, outer: Box) {
+  const w = Math.min(inner[2], outer[2]) - Math.max(inner[0], outer[0]);
+  const h = Math.min(inner[3], outer[3]) - Math.max(inner[1], outer[1]);
+  if (w <= 0 || h <= 0) return 0;
+  return (w * h) / ((inner[2] - inner[0]) * (inner[3] - inner[1]));
+}
+
+/**
+ * Strongest first; a box goes when it overlaps a kept box of its class by more than the IoU
+ * threshold, or lies mostly inside one (CONTAINED).
+ */
 export function nonMaxSuppression(detections: Detection[], iouThreshold: number, max = 300): Detection[] {
   const sorted = [...detections].sort((a, b) => b.confidence - a.confidence);
   const kept: Detection[] = [];
   for (const candidate of sorted) {
     if (kept.length >= max) break;
-    if (kept.some((k) => k.classId === candidate.classId && iou(k.box, candidate.box) > iouThreshold))
-      continue;
-    kept.push(candidate);
+    const duplicate = kept.some(
+      (k) =>
+        k.classId === candidate.classId &&
+        (iou(k.box, candidate.box) > iouThreshold || containedIn(candidate.box, k.box) >= CONTAINED),
+    );
+    if (!duplicate) kept.push(candidate);
   }
   return kept;
 }

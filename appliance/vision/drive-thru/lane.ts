@@ -40,6 +40,12 @@ export const DEFAULT_THRESHOLDS: LaneThresholds = {
  * (the bay often lies on the way out) was served at the window.
  */
 const BAY_DWELL_SECONDS = 6;
+/**
+ * A car not seen for this long is no longer counted in the queue, though its track lives on (the
+ * tracker keeps lost tracks for `track_timeout_seconds`, to find them again): a false detection
+ * would otherwise stand in the queue for that long.
+ */
+const UNSEEN_SECONDS = 0.5;
 /** Until cars have completed the lane, the wait is estimated at this per car ahead. */
 const DEFAULT_SECONDS_PER_CAR = 45;
 /** Completed cars the estimate averages over. */
@@ -187,7 +193,10 @@ export function createLaneAnalytics(config: LaneZones, thresholds: LaneThreshold
     /** Cars now in the lane, front first (the pickup window is position 1). */
     queue(at: number) {
       return [...cars.values()]
-        .filter((car) => car.zone !== undefined && queueIndex.has(car.zone))
+        .filter(
+          (car) =>
+            car.zone !== undefined && queueIndex.has(car.zone) && at - car.lastSeenAt <= UNSEEN_SECONDS,
+        )
         .sort((a, b) => {
           const byZone = queueIndex.get(b.zone!)! - queueIndex.get(a.zone!)!;
           return byZone !== 0 ? byZone : a.queueEnteredAt! - b.queueEnteredAt!;

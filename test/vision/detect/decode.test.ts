@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { letterboxInto, letterboxOf, toFrame } from '../../../appliance/vision/detect/letterbox.ts';
 import { decodeYolo, nonMaxSuppression } from '../../../appliance/vision/detect/yolo.ts';
-import type { Detection } from '../../../shared/vision/types.ts';
+import type { Box, Detection } from '../../../shared/vision/types.ts';
 
 describe('letterbox', () => {
   it('fits a 16:9 frame in the square, centred, and maps boxes back exactly', () => {
@@ -71,6 +71,24 @@ describe('YOLO output', () => {
     expect(() =>
       decodeYolo(data, dims, 0, letterboxOf(10, 10, 10), { classes: ['a'], floor: 0, iouThreshold: 0.5 }),
     ).toThrow(/2 classes, its manifest 1/);
+  });
+
+  it('drops a weaker box lying mostly inside a stronger one of its class (a part found again), not a neighbour', () => {
+    const car = (box: Box, confidence: number): Detection => ({
+      box,
+      classId: 0,
+      className: 'vehicle',
+      confidence,
+    });
+    const kept = nonMaxSuppression(
+      [
+        car([502, 217, 568, 273], 0.99),
+        car([495, 209, 554, 257], 0.85), // IoU 0.47 with the first, 73% inside it
+        car([459, 186, 511, 236], 0.96), // the car ahead, overlapping a corner
+      ],
+      0.5,
+    );
+    expect(kept.map((d) => d.confidence)).toEqual([0.99, 0.96]);
   });
 
   it('keeps at most the strongest boxes asked for', () => {
