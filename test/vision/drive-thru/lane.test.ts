@@ -3,9 +3,9 @@ import { createLaneAnalytics, type LaneEvent } from '../../../appliance/vision/d
 import { createTracker, trackerOptionsFromSettings } from '../../../appliance/vision/track/index.ts';
 import { placeObjects } from '../../../scripts/vision/world/lane-scene.ts';
 import { truthCar, truthObjects } from '../../../scripts/vision/world/lane-truth.ts';
-import { QUEUE_ZONES, zonesFor } from '../../../scripts/vision/world/layout.ts';
 import { DEFAULT_LANE_CONFIG, simulateLane } from '../../../scripts/vision/world/simulator.ts';
 import { type Detection, iou } from '../../../shared/vision/types.ts';
+import { worldLane } from '../support/world-lane.ts';
 
 const WIDTH = 640;
 const HEIGHT = 360;
@@ -26,15 +26,7 @@ function runLane(seed: number, seconds: number) {
       vehicleClasses: [0],
     }),
   );
-  const lane = createLaneAnalytics({
-    zones: zonesFor(WIDTH, HEIGHT),
-    queue: QUEUE_ZONES,
-    menu: 'menu',
-    pay: 'pay',
-    pickup: 'pickup',
-    bay: 'bay',
-    bypass: 'bypass',
-  });
+  const lane = createLaneAnalytics(worldLane(WIDTH, HEIGHT));
   const events: LaneEvent[] = [];
   lane.onEvent((event) => events.push(event));
   const queueLengths: number[] = [];

@@ -8,10 +8,10 @@ import { loadModel } from '../../../appliance/vision/detect/model.ts';
 import { createLaneAnalytics, type LaneEvent } from '../../../appliance/vision/drive-thru/lane.ts';
 import { createTracker, trackerOptionsFromSettings } from '../../../appliance/vision/track/index.ts';
 import { writeLaneClip } from '../../../scripts/vision/world/lane-clip.ts';
-import { QUEUE_ZONES, zonesFor } from '../../../scripts/vision/world/layout.ts';
 import { DEFAULT_LANE_CONFIG } from '../../../scripts/vision/world/simulator.ts';
 import { evaluateMot } from '../../../shared/vision/mot-metrics.ts';
 import { type Box, type Detection, iou } from '../../../shared/vision/types.ts';
+import { worldLane } from '../support/world-lane.ts';
 import { decodeFrames } from './decode.ts';
 
 const MODEL = join(import.meta.dirname, '../../../models/vehicles');
@@ -51,15 +51,7 @@ describe('the vehicle model, tracker and lane analytics on held-out synthetic dr
         vehicleClasses: [0],
       }),
     );
-    const lane = createLaneAnalytics({
-      zones: zonesFor(WIDTH, HEIGHT),
-      queue: QUEUE_ZONES,
-      menu: 'menu',
-      pay: 'pay',
-      pickup: 'pickup',
-      bay: 'bay',
-      bypass: 'bypass',
-    });
+    const lane = createLaneAnalytics(worldLane(WIDTH, HEIGHT));
     const completions: Array<Extract<LaneEvent, { kind: 'completed' }>> = [];
     lane.onEvent((event) => {
       if (event.kind === 'completed') completions.push(event);
