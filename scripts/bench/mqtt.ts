@@ -1,22 +1,12 @@
-/**
- * MQTT broker benchmark: the same load against Mosquitto (its own configuration, another port) and
- * against the appliance's broker on plain TCP and on TLS with client certificates and the ACL, in
- * one run. 10 publishers and one subscriber, 256-byte messages; QoS 0 and 1, saturated and paced at
- * 1,000 messages/s, and a slow subscriber with a persistent session at QoS 1. Counts every message
- * (lost, duplicated), latency from the send stamp, the broker's memory and everybody's CPU.
- * Run by `npm run bench -- mqtt [--quick] [--cpu-prof]`, or directly:
- * `tsx scripts/bench/mqtt.ts [--quick] [--cpu-prof] [--broker <name> ...] [--case <name> ...]`.
- */
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { signalAll } from './lib/children.ts';
 import { round } from './lib/load.ts';
+import { codeVersion, machineSampler } from './lib/report.ts';
 import {
   BROKER_DESCRIPTIONS,
   BROKER_NAMES,
@@ -61,7 +51,6 @@ export interface MqttBenchOptions {
 
 const PUBLISHERS = fileURLToPath(new URL('./mqtt/publishers.ts', import.meta.url));
 const SUBSCRIBER = fileURLToPath(new URL('./mqtt/subscriber.ts', import.meta.url));
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('../../bench-results/', import.meta.url));
 const CLOCK_SAMPLES = 20;
 
@@ -237,27 +226,6 @@ async function stopAll(entries: Entry[]) {
   }
 }
 
-/** The commit measured, and a digest of the product's uncommitted changes (others work in this tree). */
-function codeVersion() {
-  const git = (...args: string[]) =>
-    execFileSync('git', args, {
-      cwd: REPO_ROOT,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-      maxBuffer: 64 * 1024 * 1024,
-    }).trim();
-  try {
-    const diff = git('diff', 'HEAD', '--', 'appliance', 'shared');
-    return {
-      commit: git('rev-parse', '--short', 'HEAD'),
-      product_changes_uncommitted: git('status', '--porcelain', '--', 'appliance', 'shared') !== '',
-      uncommitted_diff_sha256: diff ? createHash('sha256').update(diff).digest('hex').slice(0, 12) : null,
-    };
-  } catch {
-    return { commit: 'unknown', product_changes_uncommitted: false, uncommitted_diff_sha256: null };
-  }
-}
-
 async function measureAll(names: BrokerName[], plan: MqttPlan, options: MqttBenchOptions, workDir: string) {
   const startedAt = performance.now();
   const brokers: Partial<Record<BrokerName, BrokerReport>> = {};
@@ -297,7 +265,7 @@ async function measureAll(names: BrokerName[], plan: MqttPlan, options: MqttBenc
 export async function runMqttBench(options: MqttBenchOptions): Promise<MqttReport> {
   const plan = options.quick ? QUICK_PLAN : FULL_PLAN;
   const names = options.brokers?.length ? options.brokers : [...BROKER_NAMES];
-  const loadBefore = loadavg()[0] ?? 0;
+  const machine = machineSampler();
   const workDir = await mkdtemp(join(tmpdir(), 'bench-mqtt-'));
   const onExit = () => {
     signalAll();
@@ -323,13 +291,8 @@ export async function runMqttBench(options: MqttBenchOptions): Promise<MqttRepor
   return {
     name: 'mqtt',
     at: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      cpu_model: cpus()[0]?.model ?? 'unknown',
-      node: process.version,
-      load_1m: { before: round(loadBefore, 2), after: round(loadavg()[0] ?? 0, 2) },
-    },
-    code: codeVersion(),
+    machine: machine(),
+    code: codeVersion(['appliance', 'shared']),
     layout: LAYOUT,
     settings: {
       plan: options.quick ? 'quick' : 'full',
