@@ -15,6 +15,7 @@ import * as fleetCommands from './0013-fleet-commands.ts';
 import * as deviceRegistry from './0014-device-registry.ts';
 import * as fleetSettings from './0015-fleet-settings.ts';
 import * as visionCameras from './0016-vision-cameras.ts';
+import * as visionHistory from './0017-vision-history.ts';
 
 export interface ApplianceMigration {
   version: number;
@@ -46,4 +47,5 @@ export const migrations: ApplianceMigration[] = [
   deviceRegistry.migration,
   fleetSettings.migration,
   visionCameras.migration,
+  visionHistory.migration,
 ];
