@@ -22,8 +22,23 @@ const SignedUpdateSchema = Type.Object({
 });
 type SignedUpdatePayload = Static<typeof SignedUpdateSchema>;
 
+const CalibrateSchema = Type.Object({ camera_id: Type.String({ minLength: 1, maxLength: 128 }) });
+
 /** Progress is reported in steps of this much, not per chunk of the download. */
 const PROGRESS_STEP = 0.05;
+
+/** What the camera pipeline does for the fleet link; the runtime that owns the detectors provides it. */
+export interface FleetVision {
+  calibrate(cameraId: string): Promise<Record<string, unknown>>;
+  /**
+   * Installs the model versions a `models_sync` command names (the payload is checked there),
+   * reporting the download's progress (0 to 1); per-model results, failures included.
+   */
+  syncModels?(
+    payload: Record<string, unknown>,
+    options: { onProgress(fraction: number): void; signal: AbortSignal },
+  ): Promise<Record<string, unknown>>;
+}
 
 export interface FleetHandlerDeps {
   /** The sync worker's run-now; undefined when sync is not configured. */
@@ -35,6 +50,8 @@ export interface FleetHandlerDeps {
   settings: SettingsStore;
   /** Undefined without the cloud's update key: every update is then refused. */
   updater: Updater | undefined;
+  /** Undefined where no camera pipeline runs: calibration and model syncs are then refused. */
+  vision?: FleetVision | undefined;
   /** The restart after the ack has left; tests shorten it. */
   restartDelayMs?: number;
 }
@@ -109,5 +126,14 @@ export function createFleetHandlers(deps: FleetHandlerDeps): Partial<Record<Comm
     };
   }
 
-  return { sync_now: syncNow, restart, settings, update };
+  async function calibrate(command: FleetCommand) {
+    if (!deps.vision) return fail('this appliance runs no camera pipeline');
+    if (!Value.Check(CalibrateSchema, command.payload))
+      return fail(
+        `calibrate: ${Value.Errors(CalibrateSchema, command.payload).First()?.message} (camera_id)`,
+      );
+    return deps.vision.calibrate(command.payload.camera_id);
+  }
+
+  return { sync_now: syncNow, restart, settings, update, calibrate };
 }

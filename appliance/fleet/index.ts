@@ -11,12 +11,13 @@ import type { FleetSettings } from '../config.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
 import type { DeviceCommands, DeviceRegistry } from '../devices/registry/index.ts';
 import type { SyncRound } from '../sync/client.ts';
-import { createFleetHandlers } from './handlers.ts';
+import { createFleetHandlers, type FleetVision } from './handlers.ts';
 import { createCommandJournal } from './journal.ts';
 import { createApplianceFleetLink } from './link.ts';
 import { createSettingsStore } from './settings.ts';
 import { createUpdater, type UpdaterOptions } from './updater.ts';
 
+export type { FleetVision } from './handlers.ts';
 export { type ApplianceFleetLink, createApplianceFleetLink } from './link.ts';
 export { createSettingsStore, type PushedSettings, type SettingsStore } from './settings.ts';
 
@@ -32,6 +33,8 @@ export interface ApplianceFleetDeps {
   restartSelf: () => void;
   devices: DeviceRegistry;
   deviceCommands: DeviceCommands | undefined;
+  /** The camera pipeline (calibration, model syncs); absent where none runs. */
+  vision?: FleetVision | undefined;
   /** Does an applied version work? Default: its folder holds the downloaded artifact. */
   healthCheck?: UpdaterOptions['healthCheck'] | undefined;
   restartDelayMs?: number | undefined;

@@ -16,7 +16,15 @@ if (!FormatRegistry.Has('date-time'))
  * it arrives), a deadline after which it is not acted on, and is answered by acknowledgements
  * whose state moves forward only: received → succeeded | failed, or rejected/expired at once.
  */
-export const COMMAND_KINDS = ['sync_now', 'restart', 'settings', 'update', 'cancel_update'] as const;
+export const COMMAND_KINDS = [
+  'sync_now',
+  'restart',
+  'settings',
+  'update',
+  'cancel_update',
+  'models_sync',
+  'calibrate',
+] as const;
 export type CommandKind = (typeof COMMAND_KINDS)[number];
 
 export const FleetCommandSchema = Type.Object({
