@@ -5,6 +5,7 @@ import type { IdentityTables } from '../identity/tables.ts';
 import type { IncidentTables } from '../incidents/tables.ts';
 import type { SyncTables } from '../sync/tables.ts';
 import type { TenancyTables } from '../tenancy/tables.ts';
+import type { VisionTables } from '../vision/tables.ts';
 import type { WebhookTables } from '../webhooks/tables.ts';
 
 /** The whole cloud store, composed of the tables each module owns. */
@@ -15,4 +16,5 @@ export type Database = TenancyTables &
   SyncTables &
   WebhookTables &
   DeviceTables &
-  IncidentTables;
+  IncidentTables &
+  VisionTables;

@@ -7,6 +7,7 @@ import * as webhooks from './0005-webhooks.ts';
 import * as devices from './0006-devices.ts';
 import * as deviceTelemetryMinutes from './0007-device-telemetry-minutes.ts';
 import * as incidents from './0008-incidents.ts';
+import * as vision from './0009-vision.ts';
 
 /** Applied in name order; never edit one that has shipped, add the next. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006-devices': devices,
   '0007-device-telemetry-minutes': deviceTelemetryMinutes,
   '0008-incidents': incidents,
+  '0009-vision': vision,
 };
