@@ -5,6 +5,7 @@ import type { IdentityTables } from '../identity/tables.ts';
 import type { IncidentTables } from '../incidents/tables.ts';
 import type { SyncTables } from '../sync/tables.ts';
 import type { TenancyTables } from '../tenancy/tables.ts';
+import type { VisionModelTables } from '../vision/models/tables.ts';
 import type { VisionTables } from '../vision/tables.ts';
 import type { WebhookTables } from '../webhooks/tables.ts';
 
@@ -17,4 +18,5 @@ export type Database = TenancyTables &
   WebhookTables &
   DeviceTables &
   IncidentTables &
-  VisionTables;
+  VisionTables &
+  VisionModelTables;

@@ -8,6 +8,7 @@ import * as devices from './0006-devices.ts';
 import * as deviceTelemetryMinutes from './0007-device-telemetry-minutes.ts';
 import * as incidents from './0008-incidents.ts';
 import * as vision from './0009-vision.ts';
+import * as visionModels from './0010-vision-models.ts';
 
 /** Applied in name order; never edit one that has shipped, add the next. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007-device-telemetry-minutes': deviceTelemetryMinutes,
   '0008-incidents': incidents,
   '0009-vision': vision,
+  '0010-vision-models': visionModels,
 };
