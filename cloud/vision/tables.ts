@@ -14,7 +14,9 @@ export type CameraStatus = (typeof CAMERA_STATUSES)[number];
 export const LANE_STATUSES = SYNC_TABLES.vision_lane_states.enums.status;
 export type LaneStatus = (typeof LANE_STATUSES)[number];
 export const TRACK_OUTCOMES = SYNC_TABLES.vision_tracks.enums.outcome;
+export type TrackOutcome = (typeof TRACK_OUTCOMES)[number];
 export const VERIFICATION_TRIGGERS = SYNC_TABLES.vision_verifications.enums.trigger;
+export type VerificationTrigger = (typeof VERIFICATION_TRIGGERS)[number];
 
 /** The three settings sections of spec 3 ("Vision and edge settings"). */
 export const SETTINGS_SECTIONS = ['camera', 'drive_thru', 'edge'] as const;
@@ -62,7 +64,7 @@ export interface VisionTrackRow {
   camera_id: string;
   entered_at: string;
   left_at: string;
-  outcome: string;
+  outcome: TrackOutcome;
   order_id: string | null;
   /** 0 or 1. */
   pulled_forward: number;
@@ -78,7 +80,7 @@ export interface VisionVerificationRow {
   location_id: string;
   order_id: string;
   camera_id: string;
-  trigger: string;
+  trigger: VerificationTrigger;
   /** 0 or 1. */
   verified: number;
   /** JSON `[{name, confidence, matched}]`. */
