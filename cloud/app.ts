@@ -13,6 +13,8 @@ import { type CloudDeps, type CloudServices, createCloudServices } from './servi
 import { syncRoutes } from './sync/routes.ts';
 import { platformRoutes } from './tenancy/index.ts';
 import type { Tier } from './tenancy/tables.ts';
+import { visionApiRoutes, visionRoutes } from './vision/index.ts';
+import { visionModelRoutes } from './vision/models/index.ts';
 import { webhookAdminPlugin, webhookSubscriptionPlugin } from './webhooks/index.ts';
 
 export interface AppDeps extends CloudDeps {
@@ -97,5 +99,15 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
   await app.register(mdmRoutes, { prefix: '/v1/mdm', devices: services.devices, audit: services.audit });
   await app.register(iotRoutes, { prefix: '/v1/iot', devices: services.devices });
   await app.register(incidentRoutes, { prefix: '/v1/incidents', incidents: services.incidents });
+  await app.register(visionApiRoutes, { prefix: '/api/vision', vision: services.vision });
+  await app.register(visionRoutes, { prefix: '/v1/vision', vision: services.vision, audit: services.audit });
+  await app.register(visionModelRoutes, {
+    prefix: '/v1/vision',
+    models: services.visionModels,
+    audit: services.audit,
+    authenticateAppliance: services.sync.authenticate,
+    publicUrl: config.publicUrl,
+    maxBytes: config.visionModels.maxBytes,
+  });
   return app;
 }

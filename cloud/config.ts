@@ -3,6 +3,7 @@ import { isPostgresUrl } from './db/index.ts';
 import { DEFAULT_DEVICE_OPTIONS, type DeviceOptions } from './devices/index.ts';
 import type { FleetConfig } from './fleet/index.ts';
 import { TIERS, type Tier } from './tenancy/tables.ts';
+import { DEFAULT_VISION_MODEL_OPTIONS, type VisionModelOptions } from './vision/models/index.ts';
 import { DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from './webhooks/service.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -28,6 +29,9 @@ export interface CloudConfig {
   webhooks: WebhookOptions & { runWorker: boolean };
   devices: DeviceOptions;
   fleet: FleetConfig & { enabled: boolean };
+  /** The address appliances and clients reach this cloud by (model download URLs); unset: each request's own. */
+  publicUrl: string | undefined;
+  visionModels: VisionModelOptions;
 }
 
 export class ConfigError extends Error {
@@ -69,6 +73,8 @@ export const CLOUD_VARIABLES = [
   'CLOUD_FLEET_TLS_PORT',
   'CLOUD_FLEET_TLS_HOSTS',
   'CLOUD_FLEET_PREFIX',
+  'CLOUD_PUBLIC_URL',
+  'CLOUD_VISION_MODEL_MAX_MB',
 ] as const;
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number) {
@@ -216,6 +222,24 @@ export function loadCloudConfig(env: Env): CloudConfig {
     },
     webhooks: webhookOptions(env),
     fleet: fleetConfig(env, host),
+    publicUrl: url(
+      env,
+      'CLOUD_PUBLIC_URL',
+      (v) => URL.canParse(v) && /^https?:\/\//.test(v),
+      'an http:// or https:// URL',
+    ),
+    visionModels: {
+      maxBytes:
+        1024 *
+        1024 *
+        integer(
+          env,
+          'CLOUD_VISION_MODEL_MAX_MB',
+          DEFAULT_VISION_MODEL_OPTIONS.maxBytes / 1024 / 1024,
+          1,
+          2048,
+        ),
+    },
     devices: {
       // 825 days is the longest any TLS client still accepts for a leaf certificate.
       certificateDays: integer(env, 'CLOUD_DEVICE_CERT_DAYS', DEFAULT_DEVICE_OPTIONS.certificateDays, 1, 825),

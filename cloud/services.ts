@@ -9,12 +9,15 @@ import { createDeviceService } from './devices/index.ts';
 import { createEventLog } from './events/index.ts';
 import { locationEvents } from './flows/location-events.ts';
 import { linkStoreDevices } from './flows/store-devices.ts';
+import { linkVision, visionEdges } from './flows/vision.ts';
 import { createIdentity } from './identity/index.ts';
 import { createSecretHasher } from './identity/secrets.ts';
 import type { ThrottlePolicies } from './identity/throttle.ts';
 import { createIncidentService } from './incidents/index.ts';
 import { createSyncService, type SyncService } from './sync/service.ts';
 import { createTenancyService } from './tenancy/service.ts';
+import { createVisionService } from './vision/index.ts';
+import { createEdgeFleet, createVisionModelService } from './vision/models/index.ts';
 import { createWebhooks, type WebhookDeps } from './webhooks/service.ts';
 
 export interface CloudDeps {
@@ -102,7 +105,25 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
         throw error;
       }),
   });
-  return { audit, tenancy, identity, events, sync, webhooks, devices, incidents };
+  const visionModels = createVisionModelService({
+    store,
+    clock,
+    newId,
+    log: log.child({ module: 'vision-models' }),
+    options: config.visionModels,
+    edges: createEdgeFleet({ devices, sync }),
+  });
+  const vision = createVisionService({
+    store,
+    clock,
+    newId,
+    log: log.child({ module: 'vision' }),
+    edges: visionEdges(devices, sync),
+    locationExists: async (tenantId, locationId) =>
+      (await tenancy.findLocation(tenantId, locationId)) !== undefined,
+  });
+  linkVision(sync, vision);
+  return { audit, tenancy, identity, events, sync, webhooks, devices, incidents, visionModels, vision };
 }
 
 export type CloudServices = ReturnType<typeof createCloudServices>;
