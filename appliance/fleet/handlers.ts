@@ -135,5 +135,20 @@ export function createFleetHandlers(deps: FleetHandlerDeps): Partial<Record<Comm
     return deps.vision.calibrate(command.payload.camera_id);
   }
 
-  return { sync_now: syncNow, restart, settings, update, calibrate };
+  /** Installs the model versions the cloud names (appliance/vision/models); per-model results, refusals included. */
+  async function modelsSync(command: FleetCommand, context: CommandContext) {
+    if (command.device_id) return fail('models are installed on the appliance, not on a store device');
+    if (!deps.vision?.syncModels) return fail('this appliance runs no camera pipeline');
+    let reported = 0;
+    return deps.vision.syncModels(command.payload, {
+      signal: context.signal,
+      onProgress: (fraction) => {
+        if (fraction - reported < PROGRESS_STEP && fraction < 1) return;
+        reported = fraction;
+        context.progress(fraction);
+      },
+    });
+  }
+
+  return { sync_now: syncNow, restart, settings, update, calibrate, models_sync: modelsSync };
 }
