@@ -97,9 +97,9 @@ export function visionEdges(devices: DeviceService, sync: SyncService): VisionEd
       return toQueued(queued);
     },
 
-    async command(tenantId, deviceId, commandId) {
-      const kind = 'settings' as const;
-      const found = (await devices.commandsFor(tenantId, { deviceId, kind, limit: COMMANDS_SCANNED })).find(
+    async settingsCommand(tenantId, deviceId, commandId) {
+      const filter = { deviceId, kind: 'settings' as const, limit: COMMANDS_SCANNED };
+      const found = (await devices.commandsFor(tenantId, filter)).find(
         (command) => command.command_id === commandId,
       );
       return found && toQueued(found);

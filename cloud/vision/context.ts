@@ -31,8 +31,8 @@ export interface VisionEdges {
     edgeId: string,
   ): Promise<{ id: string; location_id: string; managed: boolean } | undefined>;
   queue(tenantId: string, deviceId: string, command: EdgeCommand): Promise<QueuedCommand>;
-  /** A command's state as the registry knows it, or undefined when it no longer lists it. */
-  command(tenantId: string, deviceId: string, commandId: string): Promise<QueuedCommand | undefined>;
+  /** A settings command's state as the registry knows it, or undefined when it no longer lists it. */
+  settingsCommand(tenantId: string, deviceId: string, commandId: string): Promise<QueuedCommand | undefined>;
 }
 
 export interface VisionDeps {

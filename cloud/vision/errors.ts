@@ -18,15 +18,15 @@ export const verificationNotFound = () =>
     'The store has not synced a verification of this order at this camera',
   );
 
-export const locationRequired = (lanes: number) =>
+export const locationRequired = () =>
   new AppError(
     400,
     'LOCATION_REQUIRED',
-    `The tenant has ${lanes} drive-thru lanes; name one with location_id (or camera_id)`,
+    'The tenant has several drive-thru lanes; name the store with location_id (or the lane with camera_id)',
     { details: [{ field: 'query.location_id', message: 'is required when the tenant has several lanes' }] },
   );
-export const cameraRequired = (lanes: number) =>
-  new AppError(400, 'CAMERA_REQUIRED', `The store has ${lanes} drive-thru lanes; name one with camera_id`, {
+export const cameraRequired = () =>
+  new AppError(400, 'CAMERA_REQUIRED', 'The store has several drive-thru lanes; name one with camera_id', {
     details: [{ field: 'query.camera_id', message: 'is required when the store has several lanes' }],
   });
 export const settingsLocationRequired = () =>

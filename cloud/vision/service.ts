@@ -72,10 +72,11 @@ export function createVisionService(deps: VisionDeps) {
     query: { location_id?: string | undefined; camera_id?: string | undefined },
   ) {
     const locationId = scopeLocation(viewer, query.location_id);
-    const found = await queries.lanes(db, viewer.tenantId, { locationId, cameraId: query.camera_id });
+    // Two are enough to know the question is ambiguous.
+    const found = await queries.lanes(db, viewer.tenantId, { locationId, cameraId: query.camera_id }, 2);
     if (found.length === 0) throw driveThruNotFound();
-    if (found.length > 1 && locationId === undefined) throw locationRequired(found.length);
-    if (found.length > 1) throw cameraRequired(found.length);
+    if (found.length > 1 && locationId === undefined) throw locationRequired();
+    if (found.length > 1) throw cameraRequired();
     return found[0]!;
   }
 

@@ -56,7 +56,7 @@ export function createVisionSettings(deps: VisionDeps) {
 
   /** The awaited request as shown: what the store will run, what was sent, the command's state. */
   async function pendingOf<T extends object>(row: VisionDesiredSettingsRow, defaults: T) {
-    const command = await edges.command(row.tenant_id, row.device_id, row.command_id);
+    const command = await edges.settingsCommand(row.tenant_id, row.device_id, row.command_id);
     return {
       settings: effective(defaults, parse(row.settings)),
       requested: parse(row.settings),
@@ -104,7 +104,7 @@ export function createVisionSettings(deps: VisionDeps) {
 
   /** The command that carried the request, when the appliance confirmed it. */
   async function confirmed(row: VisionDesiredSettingsRow) {
-    const command = await edges.command(row.tenant_id, row.device_id, row.command_id);
+    const command = await edges.settingsCommand(row.tenant_id, row.device_id, row.command_id);
     return command?.state === 'succeeded' ? command : undefined;
   }
 

@@ -110,6 +110,7 @@ export const lanes = (
   db: Db,
   tenantId: string,
   filter: { locationId?: string | undefined; cameraId?: string | undefined },
+  limit: number,
 ) =>
   db
     .selectFrom('vision_lanes')
@@ -119,7 +120,7 @@ export const lanes = (
     .$if(filter.cameraId !== undefined, (q) => q.where('camera_id', '=', filter.cameraId!))
     .orderBy('location_id')
     .orderBy('camera_id')
-    .limit(100)
+    .limit(limit)
     .execute();
 
 export const upsertOccupancy = (db: Db, row: VisionOccupancyRow) =>
