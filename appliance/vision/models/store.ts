@@ -18,6 +18,7 @@ import {
   writeAtomically,
   writeCurrent,
 } from './files.ts';
+import { type ProgressReporter, progressReporter } from './progress.ts';
 import {
   MODEL_NAME,
   type ModelSyncResult,
@@ -62,8 +63,6 @@ export interface CurrentModel {
   previous: string | null;
 }
 
-const PROGRESS_STEP = 0.05;
-
 function bundledManifest(bundledDir: string, name: string) {
   const base = join(bundledDir, name);
   if (!existsSync(`${base}.onnx`)) return undefined;
@@ -73,28 +72,6 @@ function bundledManifest(bundledDir: string, name: string) {
   } catch {
     return undefined;
   }
-}
-
-/** Reports overall progress only when it moved on by a step (and at the end). */
-function progressReporter(total: number, report: ((fraction: number) => void) | undefined) {
-  let done = 0;
-  let reported = 0;
-  return {
-    bytes(received: number) {
-      const fraction = total > 0 ? Math.min(1, (done + received) / total) : 1;
-      if (fraction - reported < PROGRESS_STEP && fraction < 1) return;
-      reported = fraction;
-      report?.(fraction);
-    },
-    finished(size: number) {
-      done += size;
-    },
-    /** The work is over (some models may have been skipped or refused): say so once. */
-    end() {
-      if (reported < 1) report?.(1);
-      reported = 1;
-    },
-  };
 }
 
 export function createModelStore(options: ModelStoreOptions) {
@@ -148,10 +125,12 @@ export function createModelStore(options: ModelStoreOptions) {
       manifest.sha256 !== entry.sha256
     )
       throw new Error('its manifest names another model, version or sha256 than the command');
-    const url = new URL(entry.url, options.cloudUrl);
-    if (!options.cloudUrl || url.origin !== new URL(options.cloudUrl).origin)
-      throw new Error(`its URL is not on this appliance's cloud (${options.cloudUrl ?? 'none configured'})`);
-    if (!options.applianceKey) throw new Error('this appliance has no cloud credential to download with');
+    if (!options.cloudUrl || !options.applianceKey)
+      throw new Error('this appliance has no cloud (CLOUD_URL) and credential to download from');
+    // The credential goes with the request: to this appliance's own cloud only.
+    const url = URL.parse(entry.url, options.cloudUrl);
+    if (url?.origin !== new URL(options.cloudUrl).origin)
+      throw new Error(`its URL is not on this appliance's cloud (${options.cloudUrl})`);
     return url.href;
   }
 
@@ -167,12 +146,7 @@ export function createModelStore(options: ModelStoreOptions) {
   }
 
   /** The version's files, downloaded unless the same version is kept on disk already. */
-  async function fetchVersion(
-    entry: SyncModel,
-    url: string,
-    sync: SyncOptions,
-    progress: ReturnType<typeof progressReporter>,
-  ) {
+  async function fetchVersion(entry: SyncModel, url: string, sync: SyncOptions, progress: ProgressReporter) {
     const base = versionBase(options.dir, entry.name, entry.version);
     const kept = keptCopy(entry);
     if (!kept) {
@@ -200,7 +174,7 @@ export function createModelStore(options: ModelStoreOptions) {
   async function installOne(
     entry: SyncModel,
     sync: SyncOptions,
-    progress: ReturnType<typeof progressReporter>,
+    progress: ProgressReporter,
   ): Promise<ModelSyncResult> {
     const result = (status: ModelSyncResult['status'], reason?: string): ModelSyncResult => ({
       name: entry.name,
