@@ -18,6 +18,8 @@ import { runMqttBench } from './mqtt.ts';
 import type { Backend } from './sync/observe.ts';
 import { summarizeSync } from './sync/report.ts';
 import { runSyncBench, SYNC_BACKENDS } from './sync.ts';
+import { summarizeVision } from './vision/report.ts';
+import { runVisionBench } from './vision.ts';
 import { summarizeWebhooks } from './webhooks/report.ts';
 import { runWebhooksBench, WEBHOOK_BACKENDS } from './webhooks.ts';
 
@@ -73,6 +75,21 @@ const BENCHMARKS: Record<string, Benchmark> = {
     async run(options) {
       const report = await runMqttBench({ quick: options.quick, cpuProfileDir: options.cpuProfileDir });
       return { report, summary: summarizeMqtt(report), ok: report.valid };
+    },
+  },
+  vision: {
+    description:
+      'camera pipeline: bare inference, then 1 and 8 cameras at 720p in an API process (CPU, event loop, latency)',
+    async run(options) {
+      // --duration, when given, is the sustained window of each camera measure (60 s unless given).
+      const explicit = process.argv.some((arg) => arg === '--duration' || arg.startsWith('--duration='));
+      const seconds = explicit ? options.duration : undefined;
+      const report = await runVisionBench({
+        quick: options.quick,
+        seconds,
+        cpuProfileDir: options.cpuProfileDir,
+      });
+      return { report, summary: summarizeVision(report), ok: report.valid };
     },
   },
 };

@@ -1,0 +1,63 @@
+/** Percentiles for the report, from values or from an event-loop delay histogram. */
+import type { IntervalHistogram } from 'node:perf_hooks';
+import type { Percentiles } from './protocol.ts';
+
+const round = (value: number, digits: number) => Number(value.toFixed(digits));
+
+const at = (sorted: Float64Array, p: number) => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? 0;
+
+export function percentiles(values: ArrayLike<number>, digits = 2): Percentiles {
+  const sorted = Float64Array.from(values).sort();
+  if (sorted.length === 0) return { count: 0, p50: null, p95: null, p99: null, max: null, mean: null };
+  const sum = sorted.reduce((total, value) => total + value, 0);
+  return {
+    count: sorted.length,
+    p50: round(at(sorted, 0.5), digits),
+    p95: round(at(sorted, 0.95), digits),
+    p99: round(at(sorted, 0.99), digits),
+    max: round(sorted.at(-1) ?? 0, digits),
+    mean: round(sum / sorted.length, digits),
+  };
+}
+
+/** The histogram's figures in ms (it keeps nanoseconds). */
+export function delayPercentiles(histogram: IntervalHistogram): Percentiles {
+  const ms = (ns: number) => round(ns / 1e6, 2);
+  if (histogram.count === 0) return { count: 0, p50: null, p95: null, p99: null, max: null, mean: null };
+  return {
+    count: histogram.count,
+    p50: ms(histogram.percentile(50)),
+    p95: ms(histogram.percentile(95)),
+    p99: ms(histogram.percentile(99)),
+    max: ms(histogram.max),
+    mean: ms(histogram.mean),
+  };
+}
+
+/** Values pushed one at a time, kept whole for the window's percentiles. */
+export class Samples {
+  #values = new Float64Array(1024);
+  #length = 0;
+
+  push(value: number) {
+    if (this.#length === this.#values.length) {
+      const grown = new Float64Array(this.#values.length * 2);
+      grown.set(this.#values);
+      this.#values = grown;
+    }
+    this.#values[this.#length] = value;
+    this.#length += 1;
+  }
+
+  clear() {
+    this.#length = 0;
+  }
+
+  get length() {
+    return this.#length;
+  }
+
+  view() {
+    return this.#values.subarray(0, this.#length);
+  }
+}
