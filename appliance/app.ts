@@ -1,6 +1,6 @@
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 import { createSecretHasher, type SecretHasher } from '../cloud/identity/secrets.ts';
 import type { Clock } from '../shared/clock.ts';
 import { conventionsPlugin } from '../shared/http/conventions.ts';
@@ -42,6 +42,13 @@ import type { SyncWorker, SyncWorkerOptions } from './sync/worker.ts';
 import { createTimeClockService } from './timeclock/index.ts';
 import { timeClockRoutes } from './timeclock/routes.ts';
 import { createVisionRegistry, visionApiRoutes, visionRoutes } from './vision/registry/index.ts';
+import {
+  type ApplianceVision,
+  createVisionHistory,
+  createVisionRuntimeFor,
+  visionRuntimeApiRoutes,
+  visionRuntimeRoutes,
+} from './vision/runtime/index.ts';
 
 export interface ApplianceDeps {
   db: ApplianceDatabase;
@@ -107,6 +114,7 @@ export function createApplianceServices(config: ApplianceConfig, deps: Appliance
     timeclock,
     devices,
     vision,
+    visionHistory: createVisionHistory(db, changes),
     auth,
     completeOrder: (orderId: string) => completeOrder({ db, orders, inventory }, orderId),
     sendOrder: (orderId: string) => sendOrder({ db, orders, kitchen }, orderId),
@@ -163,6 +171,23 @@ export async function buildApplianceApp(
   await app.register(deviceRoutes, { prefix: '/v1/devices', devices: services.devices });
   await app.register(visionApiRoutes, { prefix: '/api/vision', vision: services.vision });
   await app.register(visionRoutes, { prefix: '/v1/vision', vision: services.vision });
+  const vision = config.vision.enabled
+    ? createVisionRuntimeFor(config, { ...deps, log: deps.log ?? pino({ level: config.logLevel }) }, services)
+    : undefined;
+  app.decorate('vision', vision);
+  if (vision) {
+    app.addHook('onClose', async () => vision.stop());
+    const visionOptions = {
+      runtime: vision,
+      registry: services.vision,
+      history: services.visionHistory,
+      orders: services.orders,
+      locationId: config.locationId,
+      clock: deps.clock,
+    };
+    await app.register(visionRuntimeApiRoutes, { prefix: '/api/vision', ...visionOptions });
+    await app.register(visionRuntimeRoutes, { prefix: '/v1/vision', ...visionOptions });
+  }
 
   const worker = createApplianceSync(
     config,
@@ -181,5 +206,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The sync worker, when sync is configured; started by whoever runs the appliance. */
     sync: SyncWorker | undefined;
+    /** The camera pipelines, unless APPLIANCE_VISION=off; started by whoever runs the appliance. */
+    vision: ApplianceVision | undefined;
   }
 }

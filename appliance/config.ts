@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import cron from 'node-cron';
 import { DEFAULT_BATCH_SIZE, MAX_PUSH_CHANGES } from '../shared/sync/protocol.ts';
 import { type ApplianceIdentity, readIdentity } from './identity/index.ts';
@@ -34,6 +36,22 @@ export interface ApplianceConfig {
    * environment names others. Renewed before expiry while the appliance runs.
    */
   identity: ApplianceIdentity | undefined;
+  vision: VisionConfig;
+}
+
+export interface VisionConfig {
+  /** Camera pipelines run for the registered cameras; APPLIANCE_VISION=off runs none. */
+  enabled: boolean;
+  /** ffmpeg for the cameras: FFMPEG_PATH, or the static build from @ffmpeg-installer/ffmpeg. */
+  ffmpegPath: string | undefined;
+  /** The shipped models (`<name>.onnx` + `<name>.json`); model sync installs newer ones under the data dir. */
+  bundledModelsDir: string;
+  snapshotsDir: string;
+  snapshotBudgetBytes: number;
+  /** The dining room's seats, for occupancy. */
+  diningCapacity: number;
+  /** A JSON file `{ "<menu item>": "<model class>" | null }` laid over the demo menu's mapping. */
+  menuMappingFile: string | undefined;
 }
 
 export interface DevicesConfig {
@@ -167,6 +185,28 @@ function mqttSettings(env: Env, identity: ApplianceIdentity | undefined): MqttSe
   };
 }
 
+/** The repository's (or the installed package's) models/ folder. */
+const BUNDLED_MODELS_DIR = fileURLToPath(new URL('../models', import.meta.url));
+
+function visionConfig(env: Env, dataDir: string): VisionConfig {
+  const switchedOff = present(env, 'APPLIANCE_VISION');
+  if (switchedOff !== undefined && switchedOff !== 'on' && switchedOff !== 'off')
+    throw new ApplianceConfigError(`APPLIANCE_VISION must be on or off, got "${switchedOff}"`);
+  const ffmpegPath = existingFile(env, 'FFMPEG_PATH');
+  const bundledModelsDir = present(env, 'APPLIANCE_MODELS_DIR') ?? BUNDLED_MODELS_DIR;
+  if (!existsSync(bundledModelsDir))
+    throw new ApplianceConfigError(`APPLIANCE_MODELS_DIR: no such folder "${bundledModelsDir}"`);
+  return {
+    enabled: switchedOff !== 'off',
+    ffmpegPath,
+    bundledModelsDir,
+    snapshotsDir: join(dataDir, 'snapshots'),
+    snapshotBudgetBytes: wholeNumber(env, 'APPLIANCE_SNAPSHOT_BUDGET_MB', 2048, 1, 10_000_000) * 1024 * 1024,
+    diningCapacity: wholeNumber(env, 'APPLIANCE_DINING_CAPACITY', 60, 0, 100_000),
+    menuMappingFile: existingFile(env, 'APPLIANCE_MENU_MAPPING_FILE'),
+  };
+}
+
 function devicesConfig(env: Env): DevicesConfig {
   return {
     telemetryRetentionDays: wholeNumber(env, 'APPLIANCE_TELEMETRY_RETENTION_DAYS', 7, 1, 365),
@@ -248,6 +288,7 @@ export function loadApplianceConfig(env: Env): ApplianceConfig {
     devices: devicesConfig(env),
     fleet: fleetSettings(env, sync.credential, identity),
     identity,
+    vision: visionConfig(env, dataDir),
   };
 }
 

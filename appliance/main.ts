@@ -176,6 +176,7 @@ export async function startAppliance(
     throw error;
   }
   app.sync?.start();
+  app.vision?.start();
   const stopRenewal = renewIdentity(config, log, async () => {
     if (config.mqtt.tls) broker.renewTls(await readTlsFiles(config.mqtt.tls));
     await fleet?.renewTls();
@@ -214,6 +215,7 @@ export async function startAppliance(
       },
       devices: services.devices,
       deviceCommands: wired.commands,
+      vision: app.vision?.fleet,
       healthCheck: options.healthCheck,
       restartDelayMs: options.restartDelayMs,
     });

@@ -24,12 +24,17 @@ export const EVENT_CATALOG = {
  * domain event. Time punches: the admin interface publishes them, the subscription interface has
  * no such events. A device's temperature alert: its data is spec document 3's device form of an
  * incident (`type: 'temperature_alert'`, `device_id`, `location_id`, `severity`, `description`),
- * which the cloud's alerting (issue 10) opens an incident from.
+ * which the cloud's alerting (issue 10) opens an incident from. The camera pipeline's: an order
+ * checked at the pickup window (`verified`, `missing_items`, `extra_items`: the kiosk and the KDS
+ * raise a mismatch), and a camera's figures crossing a threshold (`metric`, `severity`, `state`
+ * raised or cleared).
  */
 export const STORE_ONLY_EVENTS = [
   'employee.clocked_in',
   'employee.clocked_out',
   'device.temperature_alert',
+  'vision.order_verified',
+  'vision.alert',
 ] as const;
 
 export type EventCategory = keyof typeof EVENT_CATALOG;

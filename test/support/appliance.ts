@@ -6,7 +6,7 @@ import { buildApplianceApp, createApplianceServices } from '../../appliance/app.
 import { loadApplianceConfig } from '../../appliance/config.ts';
 import { openApplianceDb } from '../../appliance/db/index.ts';
 import { createSecretHasher } from '../../cloud/identity/secrets.ts';
-import { createManualClock, type ManualClock } from '../../shared/clock.ts';
+import { type Clock, createManualClock } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
 
 export const TENANT = '01900000-0000-7000-8000-0000000000a1';
@@ -21,9 +21,10 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * A real appliance app on a fresh SQLite file in New York time, with a manager and a cashier
- * signed in; the events table starts empty so a test sees only its own.
+ * signed in; the events table starts empty so a test sees only its own. Its camera pipelines are
+ * built but not started (`app.vision.start()`).
  */
-export async function createTestAppliance(options: { clock?: ManualClock } = {}) {
+export async function createTestAppliance(options: { clock?: Clock; env?: Record<string, string> } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'appliance-routes-'));
   const db = openApplianceDb(dir);
   const config = {
@@ -31,6 +32,8 @@ export async function createTestAppliance(options: { clock?: ManualClock } = {})
       TENANT_ID: TENANT,
       LOCATION_ID: LOCATION,
       APPLIANCE_TIMEZONE: 'America/New_York',
+      APPLIANCE_DATA_DIR: dir,
+      ...options.env,
     }),
     logLevel: 'silent' as const,
   };
@@ -69,6 +72,7 @@ export async function createTestAppliance(options: { clock?: ManualClock } = {})
   db.exec('delete from events');
 
   return {
+    dir,
     db,
     app,
     services,

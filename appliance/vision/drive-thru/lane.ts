@@ -46,6 +46,16 @@ const BAY_DWELL_SECONDS = 6;
  * would otherwise stand in the queue for that long.
  */
 const UNSEEN_SECONDS = 0.5;
+/**
+ * A car whose track ends mid-lane is kept this long to be found again. Cars leave a lane only at
+ * its ends, so one that vanishes mid-lane was hidden (behind the car ahead at the window, often for
+ * a whole hand-off): a new track appearing in its zone or up to two zones further along is taken to
+ * be the same car, keeping its place, its times and what it paid for. Only then is it lost.
+ */
+const REFIND_SECONDS = 30;
+const REFIND_ZONES_AHEAD = 2;
+/** A second track on the same car starts at most this long before the first one's last sighting. */
+const NEWCOMER_LEAD_SECONDS = 3;
 /** Until cars have completed the lane, the wait is estimated at this per car ahead. */
 const DEFAULT_SECONDS_PER_CAR = 45;
 /** Completed cars the estimate averages over. */
@@ -80,7 +90,9 @@ export type LaneEvent =
   | { kind: 'completed'; trackId: number; at: number; totalSeconds: number; pulledForward: boolean }
   | { kind: 'pulled_forward'; trackId: number; at: number }
   | { kind: 'balked'; trackId: number; at: number }
-  | { kind: 'lost'; trackId: number; at: number };
+  | { kind: 'lost'; trackId: number; at: number }
+  /** The car of track `from` was found again as track `trackId`: one car, its history now under `trackId`. */
+  | { kind: 'merged'; trackId: number; from: number; at: number };
 
 export interface LaneStatus {
   queue_length: number;
@@ -98,6 +110,8 @@ export function createLaneAnalytics(config: LaneZones, thresholds: LaneThreshold
   const completed: Array<{ at: number; totalSeconds: number }> = [];
   const counts = { completed: 0, pulled_forward: 0, balked: 0 };
   const listeners: Array<(event: LaneEvent) => void> = [];
+  /** Cars whose track ended mid-lane, with the zone they were last in, waiting to be found again. */
+  let orphans: Array<{ car: CarRecord; zone: string }> = [];
   let startedAt: number | undefined;
   const emit = (event: LaneEvent) => {
     for (const listener of listeners) listener(event);
@@ -137,6 +151,71 @@ export function createLaneAnalytics(config: LaneZones, thresholds: LaneThreshold
     }
   }
 
+  /** Where a car was first seen in the lane: the zone of its earliest visit. */
+  function firstZone(car: CarRecord): string | undefined {
+    let first: [string, number] | undefined;
+    for (const [zone, visits] of Object.entries(car.zones))
+      for (const visit of visits) if (!first || visit.enter < first[1]) first = [zone, visit.enter];
+    return first?.[0];
+  }
+
+  /**
+   * A car that appeared mid-lane while `lost`'s track still coasted (the tracker started a second
+   * track on the same car a moment before the first let go): its zone no further than two ahead.
+   */
+  function newcomerFor(lost: CarRecord, zone: string): CarRecord | undefined {
+    const was = queueIndex.get(zone);
+    if (was === undefined) return undefined;
+    let best: CarRecord | undefined;
+    for (const other of cars.values()) {
+      if (other === lost || other.queueEnteredAt === undefined) continue;
+      const first = firstZone(other);
+      const index = first === undefined ? undefined : queueIndex.get(first);
+      if (index === undefined || index === 0 || index < was || index - was > REFIND_ZONES_AHEAD) continue;
+      if (other.firstSeenAt < lost.lastSeenAt - NEWCOMER_LEAD_SECONDS || other.firstSeenAt > lost.lastSeenAt)
+        continue;
+      if (
+        !best ||
+        Math.abs(other.firstSeenAt - lost.lastSeenAt) < Math.abs(best.firstSeenAt - lost.lastSeenAt)
+      )
+        best = other;
+    }
+    return best;
+  }
+
+  /** `successor` is `lost`'s car: it takes the earlier history (entry, visits, what it did). */
+  function absorb(successor: CarRecord, lost: CarRecord, at: number) {
+    successor.firstSeenAt = Math.min(successor.firstSeenAt, lost.firstSeenAt);
+    successor.queueEnteredAt = Math.min(successor.queueEnteredAt ?? at, lost.queueEnteredAt ?? at);
+    for (const [zone, visits] of Object.entries(lost.zones))
+      successor.zones[zone] = [...visits, ...(successor.zones[zone] ?? [])].sort((a, b) => a.enter - b.enter);
+    successor.ordered ||= lost.ordered;
+    successor.paid ||= lost.paid;
+    emit({ kind: 'merged', trackId: successor.trackId, from: lost.trackId, at });
+  }
+
+  /** The orphan a new track in its zone (or the next along the lane) most likely is, taken back. */
+  function refind(track: TrackedObject, at: number): CarRecord | undefined {
+    const zone = zoneOf(ordered, anchorOf(track.box));
+    const index = zone === undefined ? undefined : queueIndex.get(zone);
+    if (index === undefined) return undefined;
+    const candidates = orphans.filter((o) => {
+      const was = queueIndex.get(o.zone);
+      return (
+        was !== undefined &&
+        index - was >= 0 &&
+        index - was <= REFIND_ZONES_AHEAD &&
+        at - o.car.lastSeenAt <= REFIND_SECONDS
+      );
+    });
+    if (candidates.length === 0) return undefined;
+    // The one lost most recently: the car just hidden, rather than one gone for seconds.
+    const found = candidates.reduce((a, b) => (b.car.lastSeenAt > a.car.lastSeenAt ? b : a));
+    orphans = orphans.filter((o) => o !== found);
+    cars.set(track.trackId, found.car);
+    return found.car;
+  }
+
   /** After the window: a car that stays in the bay was pulled forward; one that moves on was served. */
   function settle(car: CarRecord, at: number) {
     if (car.servedAt === undefined || car.completedAt !== undefined || car.pulledForward) return;
@@ -158,7 +237,7 @@ export function createLaneAnalytics(config: LaneZones, thresholds: LaneThreshold
     update(tracks: readonly TrackedObject[], at: number, removed: readonly number[] = []) {
       startedAt ??= at;
       for (const track of tracks) {
-        let car = cars.get(track.trackId);
+        let car = cars.get(track.trackId) ?? refind(track, at);
         if (!car) {
           car = {
             trackId: track.trackId,
@@ -183,11 +262,22 @@ export function createLaneAnalytics(config: LaneZones, thresholds: LaneThreshold
         // A car lost at the window or in the bay was served; anywhere else it left the view.
         if (car.servedAt !== undefined && !car.pulledForward) complete(car, car.servedAt);
         else if (car.zone === config.pickup || car.zone === config.bay) complete(car, car.lastSeenAt);
-        else if (car.completedAt === undefined && car.queueEnteredAt !== undefined)
-          emit({ kind: 'lost', trackId, at: car.lastSeenAt });
+        else if (
+          car.completedAt === undefined &&
+          car.queueEnteredAt !== undefined &&
+          car.zone !== undefined
+        ) {
+          const successor = newcomerFor(car, car.zone);
+          if (successor) absorb(successor, car, at);
+          else orphans.push({ car, zone: car.zone });
+        }
         move(car, undefined, car.lastSeenAt);
         cars.delete(trackId);
       }
+      // Listeners may still look the lost car up while they hear of it.
+      const expired = orphans.filter((o) => at - o.car.lastSeenAt > REFIND_SECONDS);
+      for (const { car } of expired) emit({ kind: 'lost', trackId: car.trackId, at: car.lastSeenAt });
+      orphans = orphans.filter((o) => !expired.includes(o));
     },
 
     /** Cars now in the lane, front first (the pickup window is position 1). */
@@ -237,7 +327,11 @@ export function createLaneAnalytics(config: LaneZones, thresholds: LaneThreshold
       };
     },
 
-    car: (trackId: number) => cars.get(trackId),
+    /** A car by the track id its events carry (the first track it had, when it was found again). */
+    car: (trackId: number) =>
+      cars.get(trackId) ??
+      [...cars.values()].find((car) => car.trackId === trackId) ??
+      orphans.find((o) => o.car.trackId === trackId)?.car,
   };
 }
 

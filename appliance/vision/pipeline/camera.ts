@@ -34,11 +34,26 @@ export interface CameraResult {
   cameraId: string;
   seq: number;
   capturedAt: number;
+  /** At or above `min_confidence`: what is reported. */
   detections: Detection[];
+  /** Every box down to the tracker's floor: weaker ones a verification shows as uncertain. */
+  candidates: Detection[];
   tracks: TrackedObject[];
+  /** The model run's own time (the batch this frame went in). */
+  inferenceMs: number;
   /** From the frame leaving ffmpeg to this result. */
   latencyMs: number;
+  /** Ids of the tracks the tracker ended with this frame. */
+  removed: number[];
+  /**
+   * The frame itself, for a snapshot: valid only while the 'result' listeners run (its buffer goes
+   * back to the capture's pool afterwards), so copy what you keep.
+   */
+  frame: Frame;
 }
+
+/** What a pipeline needs of the detector: the runtime hands it one that follows model swaps. */
+export type FrameDetector = Pick<Detector, 'detect'>;
 
 /** The tracker's second pass keeps boxes down to this. */
 const LOW_FLOOR = 0.1;
@@ -71,7 +86,7 @@ function window() {
 
 export function createCameraPipeline(
   config: CameraConfig,
-  deps: { detector: Detector; log: Logger; ffmpegPath?: string | undefined },
+  deps: { detector: FrameDetector; log: Logger; ffmpegPath?: string | undefined },
 ) {
   const log = deps.log.child({ cameraId: config.id });
   const events = new EventEmitter();
@@ -102,11 +117,14 @@ export function createCameraPipeline(
   let lastTracks: TrackedObject[] = [];
   let lastDetectionAt: number | undefined;
   const startedAt = Date.now();
+  /** Frames that must be looked at whatever the motion gate says (an order to verify now). */
+  let forced = 0;
 
   async function onFrame(frame: Frame) {
     const motion = gate.check(frame);
     const recheck = lastTracks.length > 0 ? TRACKED_RECHECK_MS : IDLE_RECHECK_MS;
-    if (!shouldInfer(frame.capturedAt, motion, lastInferredAt, recheck)) {
+    if (forced > 0) forced -= 1;
+    else if (!shouldInfer(frame.capturedAt, motion, lastInferredAt, recheck)) {
       counts.skippedByMotion += 1;
       return;
     }
@@ -129,8 +147,12 @@ export function createCameraPipeline(
       seq: frame.seq,
       capturedAt: frame.capturedAt,
       detections: reported,
+      candidates: result.detections,
       tracks,
+      inferenceMs: result.inferenceMs,
       latencyMs,
+      removed,
+      frame,
     };
     events.emit('result', out);
   }
@@ -151,6 +173,37 @@ export function createCameraPipeline(
       return capture.status;
     },
     laneStatus: (at = Date.now()) => lane?.status(at / 1000),
+    /** The lane's record of a tracked car (its zones and times), for a lane camera. */
+    laneCar: (trackId: number) => lane?.car(trackId),
+    /**
+     * The next `frames` frames' results, each inferred whatever the motion gate says: a still tray
+     * at the pickup window is looked at now rather than at the next periodic re-check. Rejects
+     * when the camera delivers none in `timeoutMs` (it is offline or stalled).
+     */
+    inspect(frames: number, timeoutMs: number, onResult?: (result: CameraResult) => void) {
+      forced = Math.max(forced, frames);
+      return new Promise<CameraResult[]>((resolve, reject) => {
+        const results: CameraResult[] = [];
+        const listener = (result: CameraResult) => {
+          onResult?.(result);
+          results.push(result);
+          if (results.length < frames) return;
+          finish();
+          resolve(results);
+        };
+        const timer = setTimeout(() => {
+          finish();
+          reject(
+            new Error(`camera ${config.id} gave ${results.length} of ${frames} frames in ${timeoutMs} ms`),
+          );
+        }, timeoutMs);
+        const finish = () => {
+          clearTimeout(timer);
+          events.off('result', listener);
+        };
+        events.on('result', listener);
+      });
+    },
     metrics() {
       const stats = capture.stats();
       const seconds = Math.max(1, (Date.now() - startedAt) / 1000);

@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import type { Box } from '../../../shared/vision/types.ts';
 import { insideDir } from './paths.ts';
 
-export type SnapshotKind = 'detection' | 'verification';
+export type SnapshotKind = 'detection' | 'verification' | 'calibration';
 
 export interface SnapshotBox {
   box: Box;

@@ -110,9 +110,10 @@ export const CAMERA_DEFAULTS: EffectiveCameraSettings = {
   model_variant: null,
 };
 
-// The tracker's own: a one-second lost-track buffer (trackerOptionsFromSettings) and its track length.
+// A two-second lost-track buffer: a car hidden behind another for a second is found again rather
+// than counted as a new car (the lane's evaluation bars are met at it), and its track length.
 export const DRIVE_THRU_DEFAULTS: EffectiveDriveThruSettings = {
-  track_timeout_seconds: 1,
+  track_timeout_seconds: 2,
   min_track_length: defaultTrackerOptions.minTrackLength,
   vehicle_min_size: null,
 };

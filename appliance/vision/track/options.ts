@@ -65,7 +65,7 @@ export interface TrackerSettings {
 export function trackerOptionsFromSettings(settings: TrackerSettings): Partial<TrackerOptions> {
   const options: Partial<TrackerOptions> = {
     minBoxSizeClasses: settings.vehicleClasses,
-    trackTimeoutFrames: Math.max(1, Math.round((settings.track_timeout_seconds ?? 1) * settings.fps)),
+    trackTimeoutFrames: Math.max(1, Math.round((settings.track_timeout_seconds ?? 2) * settings.fps)),
   };
   if (settings.min_confidence !== undefined) {
     options.highThreshold = settings.min_confidence;

@@ -106,3 +106,85 @@ describe('drive-thru lane analytics on the synthetic world (held-out seeds)', ()
     expect(waits).toEqual([...waits].sort((a, b) => b - a));
   });
 });
+
+/** A straight lane of five boxes along x; a car is a 40-pixel box whose bottom centre is at `x`. */
+describe('a car the tracker loses mid-lane', () => {
+  const rect = (x1: number, x2: number): Array<[number, number]> => [
+    [x1, 0],
+    [x2, 0],
+    [x2, 100],
+    [x1, 100],
+  ];
+  const lane = () =>
+    createLaneAnalytics({
+      zones: {
+        entry: rect(0, 100),
+        menu: rect(100, 200),
+        pay: rect(200, 300),
+        pickup: rect(300, 400),
+        exit: rect(400, 500),
+      },
+      queue: ['entry', 'menu', 'pay', 'pickup'],
+      menu: 'menu',
+      pay: 'pay',
+      pickup: 'pickup',
+    });
+  const car = (trackId: number, x: number) => ({
+    trackId,
+    box: [x - 20, 50, x + 20, 90] as const,
+    classId: 0,
+    className: 'vehicle',
+    confidence: 0.9,
+  });
+  const record = (analytics: ReturnType<typeof lane>) => {
+    const events: LaneEvent[] = [];
+    analytics.onEvent((event) => events.push(event));
+    return events;
+  };
+
+  it('is the same car when a new track appears where it was, even seconds later', () => {
+    const analytics = lane();
+    const events = record(analytics);
+    analytics.update([car(1, 50)], 0);
+    analytics.update([car(1, 150)], 10);
+    analytics.update([car(1, 250)], 20);
+    analytics.update([], 22, [1]); // hidden behind the car ahead
+    analytics.update([car(2, 260)], 35);
+    analytics.update([car(2, 350)], 40);
+    analytics.update([car(2, 450)], 50);
+    analytics.update([], 60, [2]);
+    expect(events.filter((e) => e.kind === 'lost')).toEqual([]);
+    const completed = events.find((e) => e.kind === 'completed');
+    expect(completed).toMatchObject({ trackId: 1, totalSeconds: 50 });
+    expect(analytics.car(1)).toBeUndefined();
+  });
+
+  it('is merged into a second track the tracker started on it while the first still coasted', () => {
+    const analytics = lane();
+    const events = record(analytics);
+    analytics.update([car(1, 50)], 0);
+    analytics.update([car(1, 250)], 20);
+    analytics.update([car(1, 260), car(2, 310)], 21);
+    analytics.update([car(2, 330)], 22);
+    analytics.update([car(2, 340)], 23, [1]);
+    expect(events.find((e) => e.kind === 'merged')).toEqual({ kind: 'merged', trackId: 2, from: 1, at: 23 });
+    expect(analytics.car(2)).toMatchObject({ queueEnteredAt: 0, paid: true });
+    analytics.update([car(2, 450)], 30);
+    analytics.update([], 40, [2]);
+    expect(events.find((e) => e.kind === 'completed')).toMatchObject({ trackId: 2, totalSeconds: 30 });
+  });
+
+  it('is lost when nothing takes its place within 30 seconds, and never taken by a car entering the lane', () => {
+    const analytics = lane();
+    const events = record(analytics);
+    analytics.update([car(1, 50)], 0);
+    analytics.update([car(1, 250)], 20);
+    analytics.update([], 22, [1]);
+    analytics.update([car(2, 50)], 30); // a new car at the entry is a new car
+    analytics.update([car(2, 60)], 49);
+    expect(events.filter((e) => e.kind === 'lost')).toEqual([]);
+    analytics.update([car(2, 70)], 51); // last seen at 20
+    expect(events.filter((e) => e.kind === 'lost')).toEqual([{ kind: 'lost', trackId: 1, at: 20 }]);
+    expect(analytics.car(2)).toMatchObject({ queueEnteredAt: 30 });
+  });
+});

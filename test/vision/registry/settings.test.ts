@@ -29,7 +29,7 @@ describe('vision settings', () => {
     const got = await rig.vision(rig.cashier, 'GET', '/v1/vision/cameras/pass-1/settings');
     expect(got.json().data).toEqual(CAMERA_DEFAULTS);
     expect((await rig.vision(rig.cashier, 'GET', '/v1/vision/drive-thru/settings')).json().data).toEqual({
-      track_timeout_seconds: 1,
+      track_timeout_seconds: 2,
       min_track_length: 2,
       vehicle_min_size: null,
     });

@@ -161,9 +161,9 @@ describe('tracker options from settings', () => {
     });
   });
 
-  it('leaves unset settings to the defaults, a one-second timeout among them', () => {
+  it('leaves unset settings to the defaults, a two-second timeout among them', () => {
     expect(trackerOptionsFromSettings({ fps: 10, vehicleClasses: [2] })).toEqual({
-      trackTimeoutFrames: 10,
+      trackTimeoutFrames: 20,
       minBoxSizeClasses: [2],
     });
   });

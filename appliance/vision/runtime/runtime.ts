@@ -1,0 +1,858 @@
+/**
+ * The camera pipelines of the store, run from the camera registry: one per enabled camera, started
+ * at boot and restarted alone when its camera or settings change (the registry's change hook), so
+ * other cameras carry on undisturbed. What they see becomes the vision tables (history.ts) the
+ * local API and the cloud answer from: first sightings with snapshots, each car's visit through
+ * the lane linked to the drive-thru order paid at the window, the lane's and the dining room's
+ * state, each camera's figures by the minute with their alerts, and order verifications, run
+ * when a drive-thru or takeout order is marked ready and on demand.
+ */
+import { relative } from 'node:path';
+import type { Logger } from 'pino';
+import type { Clock } from '../../../shared/clock.ts';
+import type { IdGenerator } from '../../../shared/ids.ts';
+import type { Detection, TrackedObject } from '../../../shared/vision/types.ts';
+import type { ChangeLog } from '../../db/change-log.ts';
+import type { ApplianceDatabase } from '../../db/index.ts';
+import type { EventPoller } from '../../kitchen/feed.ts';
+import { sourceKind } from '../capture/index.ts';
+import type { LoadedModel } from '../detect/model.ts';
+import type { LaneEvent } from '../drive-thru/lane.ts';
+import { createOccupancy, type OccupancyRecord, utilization } from '../occupancy/index.ts';
+import { type CameraPipeline, type CameraResult, createCameraPipeline } from '../pipeline/camera.ts';
+import {
+  createSnapshotStore,
+  type SnapshotKind,
+  type SnapshotStore,
+  scheduleRetention,
+} from '../record/index.ts';
+import type { VisionCamera, VisionRegistry } from '../registry/index.ts';
+import { type EffectiveSettings, parseSize } from '../settings/index.ts';
+import { trackerOptionsFromSettings } from '../track/index.ts';
+import { consensusDetections, type ItemCount, type MenuMapping, verifyOrder } from '../verify/index.ts';
+import type { VisionHistory } from './history.ts';
+import { laneZonesOf } from './lane-zones.ts';
+import {
+  type AlertMetric,
+  type AlertSeverity,
+  createMinuteCollector,
+  figureOf,
+  type MinuteFigures,
+  minuteOf,
+  severityOf,
+  thresholdsFor,
+} from './minutes.ts';
+import { createModelPool, modelNameFor } from './models.ts';
+
+const VEHICLE_CLASSES = new Set(['vehicle', 'car', 'truck', 'bus', 'motorcycle']);
+const PERSON_CLASSES = new Set(['person']);
+/** How often each camera's live figures reach the registry (and the camera list). */
+const STATUS_EVERY_MS = 1000;
+/** A camera's synced state is rewritten at most this often for its figures alone. */
+const CAMERA_STATE_EVERY_MS = 60_000;
+/** The lane's state is rewritten when the queue changes, at most this often, and this often anyway. */
+const LANE_STATE_MIN_MS = 1000;
+const LANE_STATE_MAX_MS = 30_000;
+const OCCUPANCY_MIN_MS = 2000;
+/** A first sighting gets a snapshot at most this often per camera; the others are rows only. */
+const SNAPSHOT_EVERY_MS = 2000;
+/** Frames read for one verification: a miss in one frame is outvoted (verify/consensus.ts). */
+const VERIFY_FRAMES = 3;
+const VERIFY_TIMEOUT_MS = 5000;
+const VERIFIED_ORDER_TYPES = new Set(['drive_thru', 'takeout']);
+
+export interface VisionRuntimeOptions {
+  /** Where a model's files are (the model store's current version, or the bundled one). */
+  resolveModel(name: string): string;
+  ffmpegPath?: string | undefined;
+  snapshotsDir: string;
+  snapshotBudgetBytes: number;
+  diningCapacity: number;
+  menuMapping: MenuMapping;
+}
+
+export interface VisionRuntimeDeps {
+  db: ApplianceDatabase;
+  changes: ChangeLog;
+  registry: VisionRegistry;
+  history: VisionHistory;
+  /** The committed events (order ready, payment processed) the runtime acts on. */
+  events: EventPoller;
+  orders: { get(id: string): { order_type: string; items: Array<{ name: string; quantity: number }> } };
+  clock: Clock;
+  newId: IdGenerator;
+  locationId: string;
+  log: Logger;
+}
+
+export interface AlertState {
+  camera_id: string;
+  model_id: string;
+  metric: AlertMetric;
+  severity: AlertSeverity;
+  value: number;
+  threshold: number;
+  since: string;
+}
+
+interface Run {
+  camera: VisionCamera;
+  settings: EffectiveSettings;
+  model: string;
+  modelVersion: string;
+  pipeline: CameraPipeline;
+  minutes: ReturnType<typeof createMinuteCollector>;
+  /** Tracker ids of this run to the ids their rows carry. */
+  trackIds: Map<number, string>;
+  /** Lane cars already written (a car that balked and was then lost is one visit). */
+  written: Set<number>;
+  /** Orders paid while a car stood at the pay window, by its track. */
+  paidOrders: Map<number, string>;
+  laneEvents: Map<number, Array<Record<string, unknown>>>;
+  lastSnapshotAt: number;
+  lastLaneWrite: { at: number; key: string };
+  lastStateWrite: number;
+  diners: number;
+  parking: { occupied: number; total: number };
+  occupancy: ReturnType<typeof createOccupancy> | undefined;
+  lastParkingAt: number;
+  timers: NodeJS.Timeout[];
+}
+
+export interface VerifyRequest {
+  orderId: string;
+  cameraId?: string | undefined;
+  expected: readonly ItemCount[];
+  trigger: 'order_ready' | 'on_demand';
+}
+
+export class VisionUnavailableError extends Error {
+  override name = 'VisionUnavailableError';
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRuntimeOptions) {
+  const { registry, history, clock, log } = deps;
+  const runs = new Map<string, Run>();
+  /** Changes to a camera are applied in order, one at a time. */
+  const pending = new Map<string, Promise<void>>();
+  const alerts = new Map<string, AlertState>();
+  let edge = registry.edgeSettings('self');
+  const models = createModelPool({
+    resolve: options.resolveModel,
+    maxBatch: edge.inference_batch_size,
+    log: log.child({ module: 'vision-detect' }),
+  });
+  let snapshots = newSnapshotStore(edge.video_retention_days);
+  let stopRetention = () => {};
+  let lastOccupancyWrite = { at: 0, key: '' };
+  let unsubscribeEvents: (() => void) | undefined;
+  let unsubscribeChanges: (() => void) | undefined;
+  let stopped = false;
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  function newSnapshotStore(retentionDays: number): SnapshotStore {
+    return createSnapshotStore({
+      dir: options.snapshotsDir,
+      retentionDays,
+      budgetBytes: options.snapshotBudgetBytes,
+      clock,
+      log: log.child({ module: 'vision-snapshots' }),
+    });
+  }
+
+  async function saveSnapshot(
+    cameraId: string,
+    kind: SnapshotKind,
+    frame: { data: Buffer; width: number; height: number },
+    boxes: Array<{ box: Detection['box']; label: string }>,
+    at: Date,
+  ) {
+    const written = await snapshots
+      .save({ frame, boxes, cameraId, kind, at })
+      .catch((error: unknown) => log.warn({ err: error, cameraId }, 'snapshot not written'));
+    return written ? relative(snapshots.dir, written.file) : null;
+  }
+
+  // ---- a camera's results ----
+
+  function onResult(run: Run, result: CameraResult) {
+    run.minutes.add(result.inferenceMs, result.latencyMs);
+    recordSightings(run, result);
+    const type = run.camera.type;
+    if (type === 'drive_thru_lane') writeLaneState(run, false);
+    if (type === 'dining_room') {
+      run.diners = run.occupancy?.updateDining(result.tracks) ?? 0;
+      writeOccupancy(false);
+    }
+    if (type === 'parking' && run.occupancy && result.capturedAt - run.lastParkingAt >= 1000) {
+      run.lastParkingAt = result.capturedAt;
+      const spaces = run.occupancy.updateParking(result.tracks);
+      run.parking = { occupied: spaces.filter((s) => s.occupied).length, total: spaces.length };
+      writeOccupancy(false);
+    }
+  }
+
+  /** A track seen for the first time is a detection: a row, and now and then a snapshot. */
+  function recordSightings(run: Run, result: CameraResult) {
+    const fresh = result.tracks.filter((track) => !run.trackIds.has(track.trackId));
+    if (fresh.length === 0) return;
+    for (const track of fresh) run.trackIds.set(track.trackId, deps.newId());
+    const at = new Date(result.capturedAt);
+    const snap = result.capturedAt - run.lastSnapshotAt >= SNAPSHOT_EVERY_MS;
+    const write = (snapshot: string | null) => {
+      for (const track of fresh)
+        history.addDetection({
+          id: deps.newId(),
+          camera_id: run.camera.id,
+          track_id: run.trackIds.get(track.trackId)!,
+          name: track.className,
+          confidence: round(track.confidence, 3),
+          box: track.box.map((v) => Math.round(v)),
+          detected_at: at.toISOString(),
+          snapshot,
+        });
+      registry.reportStatus(run.camera.id, {
+        status: run.pipeline.status === 'online' ? 'online' : 'offline',
+        fps: run.pipeline.metrics().camera_fps,
+        lastDetection: at,
+      });
+    };
+    if (!snap) return write(null);
+    run.lastSnapshotAt = result.capturedAt;
+    // The frame's buffer goes back to the capture once this returns: the snapshot gets a copy.
+    const frame = {
+      data: Buffer.from(result.frame.data),
+      width: result.frame.width,
+      height: result.frame.height,
+    };
+    const boxes = result.tracks.map((t) => ({
+      box: t.box,
+      label: `${t.className} ${t.confidence.toFixed(2)}`,
+    }));
+    void saveSnapshot(run.camera.id, 'detection', frame, boxes, at).then(write);
+  }
+
+  function onLaneEvent(run: Run, event: LaneEvent) {
+    if (event.kind === 'merged') return mergeCars(run, event.from, event.trackId);
+    const events = run.laneEvents.get(event.trackId) ?? [];
+    events.push({
+      kind: event.kind,
+      ...('zone' in event ? { zone: event.zone } : {}),
+      at: iso(event.at * 1000),
+    });
+    run.laneEvents.set(event.trackId, events);
+    if (event.kind === 'completed') writeTrack(run, event.trackId, 'served');
+    else if (event.kind === 'balked') writeTrack(run, event.trackId, 'balked');
+    else if (event.kind === 'lost') writeTrack(run, event.trackId, 'lost');
+  }
+
+  /** One car under two tracks: the later takes the earlier's id, events and paid order. */
+  function mergeCars(run: Run, from: number, into: number) {
+    const id = run.trackIds.get(from);
+    if (id) run.trackIds.set(into, id);
+    const events = [...(run.laneEvents.get(from) ?? []), ...(run.laneEvents.get(into) ?? [])];
+    run.laneEvents.set(
+      into,
+      events.sort((a, b) => String(a.at).localeCompare(String(b.at))),
+    );
+    run.laneEvents.delete(from);
+    const order = run.paidOrders.get(from);
+    if (order && !run.paidOrders.has(into)) run.paidOrders.set(into, order);
+    run.paidOrders.delete(from);
+  }
+
+  function writeTrack(run: Run, trackId: number, outcome: 'served' | 'balked' | 'lost') {
+    if (run.written.has(trackId)) return;
+    const car = run.pipeline.laneCar(trackId);
+    if (!car) return;
+    run.written.add(trackId);
+    const lane = laneZonesOf(run.camera.zones).lane;
+    const secondsIn = (zone: string | undefined) => {
+      const visits = zone === undefined ? undefined : car.zones[zone];
+      if (!visits) return null;
+      return round(
+        visits.reduce((sum, v) => sum + ((v.exit ?? car.lastSeenAt) - v.enter), 0),
+        1,
+      );
+    };
+    const entered = car.queueEnteredAt ?? car.firstSeenAt;
+    const left = car.completedAt ?? car.lastSeenAt;
+    history.addTrack({
+      id: run.trackIds.get(trackId) ?? deps.newId(),
+      camera_id: run.camera.id,
+      entered_at: iso(entered * 1000),
+      left_at: iso(left * 1000),
+      outcome,
+      order_id: run.paidOrders.get(trackId) ?? null,
+      pulled_forward: car.pulledForward,
+      times: {
+        menu_board: secondsIn(lane?.menu),
+        pay_window: secondsIn(lane?.pay),
+        pickup_window: secondsIn(lane?.pickup),
+        pull_forward: secondsIn(lane?.bay),
+        total: round(left - entered, 1),
+      },
+      events: run.laneEvents.get(trackId) ?? [],
+    });
+    run.paidOrders.delete(trackId);
+    run.laneEvents.delete(trackId);
+  }
+
+  function writeLaneState(run: Run, force: boolean) {
+    const status = run.pipeline.laneStatus(clock.now().getTime());
+    if (!status) return;
+    const now = clock.now().getTime();
+    const key = `${status.queue_length}/${status.status}/${status.cars.map((c) => c.track_id).join(',')}`;
+    const since = now - run.lastLaneWrite.at;
+    const changed = key !== run.lastLaneWrite.key;
+    if (!force && !(changed && since >= LANE_STATE_MIN_MS) && since < LANE_STATE_MAX_MS) return;
+    run.lastLaneWrite = { at: now, key };
+    history.saveLaneState({
+      camera_id: run.camera.id,
+      queue_length: status.queue_length,
+      estimated_wait_seconds: status.estimated_wait_seconds,
+      orders_per_hour: status.orders_per_hour,
+      status: status.status,
+      cars: status.cars,
+      counts: status.counts,
+      updated_at: iso(now),
+    });
+  }
+
+  function occupancyRecord(): OccupancyRecord | undefined {
+    const watching = [...runs.values()].filter(
+      (run) => run.camera.type === 'dining_room' || run.camera.type === 'parking',
+    );
+    if (watching.length === 0) return undefined;
+    const current = watching.reduce((sum, run) => sum + run.diners, 0);
+    const occupied = watching.reduce((sum, run) => sum + run.parking.occupied, 0);
+    const total = watching.reduce((sum, run) => sum + run.parking.total, 0);
+    return {
+      location_id: deps.locationId,
+      timestamp: clock.now().toISOString(),
+      dining_room: {
+        current,
+        capacity: options.diningCapacity,
+        utilization: utilization(current, options.diningCapacity),
+      },
+      parking: { occupied, total, utilization: utilization(occupied, total) },
+    };
+  }
+
+  function writeOccupancy(force: boolean) {
+    const record = occupancyRecord();
+    if (!record) return;
+    const now = clock.now().getTime();
+    const key = JSON.stringify([record.dining_room, record.parking]);
+    if (!force && (key === lastOccupancyWrite.key || now - lastOccupancyWrite.at < OCCUPANCY_MIN_MS)) return;
+    lastOccupancyWrite = { at: now, key };
+    history.saveOccupancy(record);
+  }
+
+  function writeCameraState(run: Run) {
+    run.lastStateWrite = clock.now().getTime();
+    const camera = registry.camera(run.camera.id);
+    if (!camera) return;
+    history.saveCameraState({
+      id: camera.id,
+      name: camera.name,
+      type: camera.type,
+      enabled: camera.enabled ? 1 : 0,
+      status: camera.status === 'online' ? 'online' : 'offline',
+      fps: camera.fps,
+      last_detection: camera.lastDetection,
+      zones: camera.zones,
+      settings: run.settings.camera,
+      model: `${run.model}@${run.modelVersion}`,
+      updated_at: clock.now().toISOString(),
+    });
+  }
+
+  function closeMinute(run: Run, atMs: number) {
+    const metrics = run.pipeline.metrics();
+    const { minute, figures } = run.minutes.close(atMs, {
+      frames_read: metrics.frames_read,
+      frames_dropped: metrics.frames_dropped,
+      frames_skipped_by_motion: metrics.frames_skipped_by_motion,
+      frames_inferred: metrics.frames_inferred,
+      detections: metrics.detections,
+    });
+    history.addMinute({
+      id: `${run.camera.id}/${iso(minute)}`,
+      camera_id: run.camera.id,
+      model_id: run.model,
+      model_version: run.modelVersion,
+      minute: iso(minute),
+      metrics: figures as unknown as Record<string, unknown>,
+    });
+    checkAlerts(run, figures);
+  }
+
+  function checkAlerts(run: Run, figures: MinuteFigures) {
+    for (const threshold of thresholdsFor(run.settings.camera.inference_fps)) {
+      const key = `${run.camera.id}/${threshold.metric}`;
+      const value = figureOf(threshold.metric, figures);
+      const severity = severityOf(threshold, value);
+      const previous = alerts.get(key);
+      if (severity === previous?.severity) continue;
+      const at = clock.now().toISOString();
+      const raised: AlertState | undefined = severity && {
+        camera_id: run.camera.id,
+        model_id: run.model,
+        metric: threshold.metric,
+        severity,
+        value: value!,
+        threshold: threshold[severity],
+        since: at,
+      };
+      if (raised) alerts.set(key, raised);
+      else alerts.delete(key);
+      const data = raised
+        ? { ...raised, state: 'raised' }
+        : { ...previous!, value, state: 'cleared', cleared_at: at };
+      deps.db.transaction(() => deps.changes.emit('vision.alert', data))();
+      log.warn({ cameraId: run.camera.id, metric: threshold.metric, severity, value }, 'vision alert');
+    }
+  }
+
+  // ---- starting and stopping cameras ----
+
+  async function startRun(camera: VisionCamera, settings: EffectiveSettings): Promise<Run | undefined> {
+    const model = modelNameFor(camera.type, settings.camera.model_variant);
+    const detector = models.handle(model);
+    let manifest: Awaited<ReturnType<typeof detector.manifest>>;
+    try {
+      manifest = await detector.manifest();
+    } catch (error) {
+      log.error({ err: error, cameraId: camera.id, model }, 'camera not started: its model cannot run');
+      registry.reportStatus(camera.id, { status: 'offline', fps: 0 });
+      return undefined;
+    }
+    const { width, height } = parseSize(settings.camera.inference_resolution);
+    const classIds = (names: Set<string>) =>
+      manifest.classes.flatMap((name, id) => (names.has(name) ? [id] : []));
+    const tracked =
+      camera.type === 'drive_thru_lane' || camera.type === 'parking'
+        ? classIds(VEHICLE_CLASSES)
+        : camera.type === 'dining_room'
+          ? classIds(PERSON_CLASSES)
+          : undefined;
+    const lane = camera.type === 'drive_thru_lane' ? laneZonesOf(camera.zones) : undefined;
+    if (lane?.missing.length)
+      log.warn(
+        { cameraId: camera.id, missing: lane.missing },
+        'lane camera without its zones: no drive-thru analytics until they are drawn',
+      );
+    const pipeline = createCameraPipeline(
+      {
+        id: camera.id,
+        url: camera.sourceUrl,
+        width,
+        height,
+        fps: settings.camera.inference_fps,
+        // A recorded clip as a camera (the demo store's) plays in a loop; a live stream never ends.
+        loop: sourceKind(camera.sourceUrl) === 'file',
+        minConfidence: settings.camera.min_confidence,
+        iouThreshold: settings.camera.iou_threshold,
+        tracker: trackerOptionsFromSettings({
+          fps: settings.camera.inference_fps,
+          min_confidence: settings.camera.min_confidence,
+          track_timeout_seconds: settings.drive_thru.track_timeout_seconds,
+          min_track_length: settings.drive_thru.min_track_length,
+          ...(settings.drive_thru.vehicle_min_size === null
+            ? {}
+            : { vehicle_min_size: settings.drive_thru.vehicle_min_size }),
+          vehicleClasses: classIds(VEHICLE_CLASSES),
+          ...(tracked ? { classes: tracked } : {}),
+        }),
+        lane: lane?.lane,
+      },
+      { detector, log, ffmpegPath: options.ffmpegPath },
+    );
+    const now = clock.now().getTime();
+    const spaces = camera.zones
+      .filter((zone) => /^(space|parking)[-_ ]?/i.test(zone.name))
+      .map((zone) => ({ id: zone.name, polygon: zone.polygon as [number, number][] }));
+    const dining = camera.zones.find((zone) => /^dining/i.test(zone.name));
+    const run: Run = {
+      camera,
+      settings,
+      model,
+      modelVersion: manifest.version,
+      pipeline,
+      minutes: createMinuteCollector(now, {
+        frames_read: 0,
+        frames_dropped: 0,
+        frames_skipped_by_motion: 0,
+        frames_inferred: 0,
+        detections: 0,
+      }),
+      trackIds: new Map(),
+      written: new Set(),
+      paidOrders: new Map(),
+      laneEvents: new Map(),
+      lastSnapshotAt: 0,
+      lastLaneWrite: { at: 0, key: '' },
+      lastStateWrite: 0,
+      diners: 0,
+      parking: { occupied: 0, total: camera.type === 'parking' ? spaces.length : 0 },
+      occupancy:
+        camera.type === 'dining_room' || camera.type === 'parking'
+          ? createOccupancy({
+              diningZone: dining?.polygon as [number, number][] | undefined,
+              capacity: options.diningCapacity,
+              parkingSpaces: spaces,
+            })
+          : undefined,
+      lastParkingAt: 0,
+      timers: [],
+    };
+    pipeline.on('result', ((result: CameraResult) => {
+      try {
+        onResult(run, result);
+      } catch (error) {
+        log.error({ err: error, cameraId: camera.id }, 'camera result not recorded');
+      }
+    }) as (payload: never) => void);
+    pipeline.on('lane', ((event: LaneEvent) => {
+      try {
+        onLaneEvent(run, event);
+      } catch (error) {
+        log.error({ err: error, cameraId: camera.id }, 'lane event not recorded');
+      }
+    }) as (payload: never) => void);
+    pipeline.on('status', (() => {
+      reportStatus(run);
+      writeCameraState(run);
+    }) as (payload: never) => void);
+    run.timers.push(
+      setInterval(() => {
+        reportStatus(run);
+        const at = clock.now().getTime();
+        if (minuteOf(at) > run.minutes.minute) closeMinute(run, at);
+        if (at - run.lastStateWrite >= CAMERA_STATE_EVERY_MS) writeCameraState(run);
+        if (camera.type === 'drive_thru_lane') writeLaneState(run, false);
+      }, STATUS_EVERY_MS),
+    );
+    for (const timer of run.timers) timer.unref();
+    pipeline.start();
+    writeCameraState(run);
+    log.info({ cameraId: camera.id, type: camera.type, model, width, height }, 'camera pipeline started');
+    return run;
+  }
+
+  function reportStatus(run: Run) {
+    const metrics = run.pipeline.metrics();
+    registry.reportStatus(run.camera.id, {
+      status: run.pipeline.status === 'online' ? 'online' : 'offline',
+      fps: Math.round(metrics.camera_fps * 10) / 10,
+    });
+  }
+
+  async function stopRun(run: Run) {
+    for (const timer of run.timers) clearInterval(timer);
+    await run.pipeline.stop();
+    closeMinute(run, clock.now().getTime());
+    registry.reportStatus(run.camera.id, { status: 'offline', fps: 0 });
+    writeCameraState(run);
+  }
+
+  /** Brings one camera's pipeline in line with the registry: stopped, started, or restarted. */
+  function apply(
+    cameraId: string,
+    camera: VisionCamera | undefined,
+    settings: EffectiveSettings | undefined,
+  ) {
+    const previous = pending.get(cameraId) ?? Promise.resolve();
+    const next = previous.then(async () => {
+      const running = runs.get(cameraId);
+      if (running) {
+        runs.delete(cameraId);
+        await stopRun(running);
+      }
+      if (stopped || !camera || !camera.enabled || !settings) return;
+      const run = await startRun(camera, settings);
+      if (run && !stopped) runs.set(cameraId, run);
+      else if (run) await stopRun(run);
+    });
+    const settled = next.catch((error: unknown) =>
+      log.error({ err: error, cameraId }, 'camera pipeline change failed'),
+    );
+    pending.set(cameraId, settled);
+    return settled;
+  }
+
+  async function onEdgeChange(settings: EffectiveSettings['edge']) {
+    if (settings.inference_batch_size !== edge.inference_batch_size)
+      await models.setMaxBatch(settings.inference_batch_size);
+    if (settings.video_retention_days !== edge.video_retention_days) {
+      stopRetention();
+      snapshots = newSnapshotStore(settings.video_retention_days);
+      if (!stopped) stopRetention = scheduleRetention(snapshots, log);
+    }
+    edge = settings;
+  }
+
+  // ---- verification and the store's events ----
+
+  function pickupCamera(cameraId: string | undefined): Run {
+    if (cameraId !== undefined) {
+      const run = runs.get(cameraId);
+      if (!run)
+        throw new VisionUnavailableError(
+          `Camera ${cameraId} is not running (disabled, offline or not registered)`,
+          'CAMERA_NOT_RUNNING',
+        );
+      return run;
+    }
+    const candidates = [...runs.values()].filter(
+      (run) => run.camera.type === 'food_recognition' || run.camera.type === 'pickup_window',
+    );
+    const run =
+      candidates.find((r) => r.camera.type === 'food_recognition' && r.pipeline.status === 'online') ??
+      candidates.find((r) => r.pipeline.status === 'online') ??
+      candidates[0];
+    if (!run)
+      throw new VisionUnavailableError('No pickup-window or food camera is running', 'NO_PICKUP_CAMERA');
+    return run;
+  }
+
+  async function verify(request: VerifyRequest) {
+    const run = pickupCamera(request.cameraId);
+    let lastFrame: { data: Buffer; width: number; height: number } | undefined;
+    const results = await run.pipeline
+      .inspect(VERIFY_FRAMES, VERIFY_TIMEOUT_MS, (result) => {
+        lastFrame = {
+          data: Buffer.from(result.frame.data),
+          width: result.frame.width,
+          height: result.frame.height,
+        };
+      })
+      .catch((error: Error) => {
+        throw new VisionUnavailableError(
+          `The pickup camera gave no picture: ${error.message}`,
+          'CAMERA_NOT_RUNNING',
+        );
+      });
+    const minConfidence = run.settings.camera.min_confidence;
+    const detections = consensusDetections(
+      results.map((result) => result.candidates),
+      { mapping: options.menuMapping, minConfidence },
+    );
+    const verification = verifyOrder({
+      expected: request.expected,
+      detections,
+      mapping: options.menuMapping,
+      minConfidence,
+    });
+    const at = clock.now();
+    const snapshot =
+      lastFrame &&
+      (await saveSnapshot(
+        run.camera.id,
+        'verification',
+        lastFrame,
+        verification.detections.map((d) => ({
+          box: d.box,
+          label: `${d.name}${d.matched ? '' : ' ?'} ${d.confidence.toFixed(2)}`,
+        })),
+        at,
+      ));
+    const row = {
+      id: deps.newId(),
+      order_id: request.orderId,
+      camera_id: run.camera.id,
+      trigger: request.trigger,
+      verified: verification.verified,
+      detections: verification.detections.map(({ name, confidence, matched }) => ({
+        name,
+        confidence: round(confidence, 3),
+        matched,
+      })),
+      missing_items: verification.missing_items,
+      extra_items: verification.extra_items,
+      snapshot: snapshot ?? null,
+      created_at: at.toISOString(),
+    };
+    deps.db.transaction(() => {
+      history.addVerification(row);
+      // The kiosk and the KDS hear it on the store's event feed; a mismatch asks for attention.
+      deps.changes.emit('vision.order_verified', {
+        verification_id: row.id,
+        order_id: row.order_id,
+        camera_id: row.camera_id,
+        trigger: row.trigger,
+        verified: row.verified,
+        missing_items: row.missing_items,
+        extra_items: row.extra_items,
+        snapshot: row.snapshot,
+      });
+    })();
+    if (!row.verified)
+      log.warn(
+        { orderId: row.order_id, missing: row.missing_items, extra: row.extra_items },
+        'order verification: mismatch',
+      );
+    return { ...row, unverifiable: verification.unverifiable, uncertain: verification.uncertain };
+  }
+
+  /** An order's items as the camera counts them: quantities of the same name added up. */
+  function expectedItems(items: ReadonlyArray<{ name: string; quantity: number }>): ItemCount[] {
+    const byName = new Map<string, number>();
+    for (const item of items) byName.set(item.name, (byName.get(item.name) ?? 0) + item.quantity);
+    return [...byName].map(([name, quantity]) => ({ name, quantity }));
+  }
+
+  function onOrderReady(orderId: string) {
+    const order = deps.orders.get(orderId);
+    if (!VERIFIED_ORDER_TYPES.has(order.order_type)) return;
+    const hasCamera = [...runs.values()].some(
+      (run) => run.camera.type === 'food_recognition' || run.camera.type === 'pickup_window',
+    );
+    if (!hasCamera) return;
+    verify({ orderId, expected: expectedItems(order.items), trigger: 'order_ready' }).catch(
+      (error: unknown) => log.warn({ err: error, orderId }, 'order not verified'),
+    );
+  }
+
+  /** A drive-thru order paid now belongs to the car at the pay window (or the one that just left it). */
+  function onPayment(orderId: string) {
+    const order = deps.orders.get(orderId);
+    if (order.order_type !== 'drive_thru') return;
+    for (const run of runs.values()) {
+      const lane = run.camera.type === 'drive_thru_lane' ? laneZonesOf(run.camera.zones).lane : undefined;
+      if (!lane) continue;
+      const status = run.pipeline.laneStatus(clock.now().getTime());
+      const linked = new Set(run.paidOrders.keys());
+      const atWindow = status?.cars.find((car) => car.zone === lane.pay && !linked.has(car.track_id));
+      const nextBest = status?.cars
+        .filter((car) => !linked.has(car.track_id) && run.pipeline.laneCar(car.track_id)?.paid)
+        .sort((a, b) => a.position - b.position)
+        .at(-1);
+      const car = atWindow ?? nextBest;
+      if (car) {
+        run.paidOrders.set(car.track_id, orderId);
+        return;
+      }
+    }
+  }
+
+  function onStoreEvent(message: string) {
+    const event = JSON.parse(message) as { type: string; data: { id?: string; order_id?: string } };
+    try {
+      if (event.type === 'order.ready' && event.data.id) onOrderReady(event.data.id);
+      else if (event.type === 'payment.processed' && event.data.order_id) onPayment(event.data.order_id);
+    } catch (error) {
+      log.warn({ err: error, type: event.type }, 'store event not handled by vision');
+    }
+  }
+
+  return {
+    start() {
+      stopRetention = scheduleRetention(snapshots, log);
+      for (const camera of registry.listCameras()) {
+        if (camera.enabled) void apply(camera.id, camera, registry.effectiveSettings(camera.id));
+      }
+      unsubscribeChanges = registry.onChange((cameraId, settings, camera) => {
+        if (settings && settings.edge !== edge) void onEdgeChange(settings.edge);
+        void apply(cameraId, camera, settings);
+      });
+      unsubscribeEvents = deps.events.subscribe(onStoreEvent);
+    },
+    /** Resolves once every camera change asked for so far has been carried out. */
+    settled: () => Promise.all(pending.values()).then(() => undefined),
+    running: () => [...runs.keys()],
+    pipeline: (cameraId: string) => runs.get(cameraId)?.pipeline,
+    verify,
+    /** Live lane figures of a lane camera (the first lane camera by default). */
+    laneStatus(cameraId?: string) {
+      const run =
+        cameraId === undefined
+          ? [...runs.values()].find((r) => r.camera.type === 'drive_thru_lane')
+          : runs.get(cameraId);
+      if (run?.camera.type !== 'drive_thru_lane') return undefined;
+      const status = run.pipeline.laneStatus(clock.now().getTime());
+      return status && { camera_id: run.camera.id, online: run.pipeline.status === 'online', ...status };
+    },
+    occupancy: occupancyRecord,
+    alerts: () => [...alerts.values()],
+    /** Every running camera's live figures, with the model it runs. */
+    liveMetrics: () =>
+      [...runs.values()].map((run) => ({
+        model_id: run.model,
+        model_version: run.modelVersion,
+        ...run.pipeline.metrics(),
+      })),
+    /** A still of the camera now, for drawing its zones; answers the picture and how the zones read. */
+    async calibrate(cameraId: string) {
+      const run = runs.get(cameraId);
+      if (!run)
+        throw new VisionUnavailableError(
+          `Camera ${cameraId} is not running (disabled, offline or not registered)`,
+          'CAMERA_NOT_RUNNING',
+        );
+      let frame: { data: Buffer; width: number; height: number } | undefined;
+      let found: TrackedObject[] = [];
+      await run.pipeline
+        .inspect(1, VERIFY_TIMEOUT_MS, (result) => {
+          frame = {
+            data: Buffer.from(result.frame.data),
+            width: result.frame.width,
+            height: result.frame.height,
+          };
+          found = result.tracks;
+        })
+        .catch((error: Error) => {
+          throw new VisionUnavailableError(
+            `The camera gave no picture: ${error.message}`,
+            'CAMERA_NOT_RUNNING',
+          );
+        });
+      const at = clock.now();
+      const snapshot = await saveSnapshot(
+        cameraId,
+        'calibration',
+        frame!,
+        run.camera.zones.length > 0 ? [] : found.map((t) => ({ box: t.box, label: t.className })),
+        at,
+      );
+      // The zones are stored again at the resolution the picture was taken at.
+      const camera = registry.putZones(cameraId, run.camera.zones);
+      const lane = camera.type === 'drive_thru_lane' ? laneZonesOf(camera.zones) : undefined;
+      return {
+        camera_id: cameraId,
+        captured_at: at.toISOString(),
+        snapshot,
+        width: frame!.width,
+        height: frame!.height,
+        zones: camera.zones,
+        lane_ready: lane ? lane.missing.length === 0 : null,
+        missing_zones: lane?.missing ?? [],
+      };
+    },
+    /** Model sync's apply step: the new model runs before it is made current, or this throws. */
+    swapModel: (name: string, loaded: LoadedModel) => models.swap(name, loaded),
+    loadedModels: () => models.loaded(),
+    snapshotsDir: () => snapshots.dir,
+    async stop() {
+      stopped = true;
+      unsubscribeChanges?.();
+      unsubscribeEvents?.();
+      stopRetention();
+      await Promise.all(pending.values());
+      await Promise.all([...runs.values()].map(stopRun));
+      runs.clear();
+      await models.close();
+    },
+  };
+}
+
+export type VisionRuntime = ReturnType<typeof createVisionRuntime>;
+
+const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
