@@ -17,6 +17,8 @@ export const COMMAND_TTL_SECONDS: Record<CommandKind, number> = {
   settings: 86_400,
   update: 7 * 86_400,
   cancel_update: 3600,
+  models_sync: 3 * 86_400,
+  calibrate: 3600,
 };
 
 const WAITING: readonly CommandState[] = ['queued', 'sent'];
@@ -33,7 +35,8 @@ const HELD: readonly CommandState[] = ['sent', 'acknowledged'];
 const NEXT: Partial<Record<CommandState, readonly CommandState[]>> = {
   queued: ['sent', 'acknowledged', 'succeeded', 'failed', 'cancelled', 'expired'],
   sent: ['acknowledged', 'succeeded', 'failed', 'cancelled', 'expired'],
-  acknowledged: ['succeeded', 'failed', 'cancelled'],
+  // Again while it works: each progress report of a long command (a download) is kept.
+  acknowledged: ['acknowledged', 'succeeded', 'failed', 'cancelled'],
   cancelled: ['succeeded'],
 };
 

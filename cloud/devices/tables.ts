@@ -16,7 +16,15 @@ export const REVOCATION_REASONS = [
 export type RevocationReason = (typeof REVOCATION_REASONS)[number];
 
 /** `cancel_update` is the registry's own: it carries a cancellation to an update the device holds. */
-export const COMMAND_KINDS = ['restart', 'update', 'settings', 'sync_now', 'cancel_update'] as const;
+export const COMMAND_KINDS = [
+  'restart',
+  'update',
+  'settings',
+  'sync_now',
+  'cancel_update',
+  'models_sync',
+  'calibrate',
+] as const;
 export type CommandKind = (typeof COMMAND_KINDS)[number];
 
 export const COMMAND_STATES = [

@@ -9,7 +9,7 @@ import type { Fields, SyncTableName } from '../../shared/sync/registry.ts';
 import type { Db } from '../db/index.ts';
 import type { DeviceService } from '../devices/index.ts';
 import type { SyncService } from '../sync/service.ts';
-import type { EdgeCommand, QueuedCommand, VisionEdges, VisionService } from '../vision/index.ts';
+import type { QueuedCommand, VisionEdges, VisionService } from '../vision/index.ts';
 
 type Recorder = (trx: Db, tenantId: string, locationId: string, rows: Fields[]) => Promise<void>;
 
@@ -39,16 +39,7 @@ const ENROLLED = new Set(['active', 'online', 'offline']);
 /** Settings commands looked through for one of them: far more than a store's changes in a day (their lifetime). */
 const COMMANDS_SCANNED = 200;
 
-type RegistryKind = Parameters<DeviceService['queueCommand']>[2]['kind'];
-/**
- * The fleet protocol carries `calibrate` (shared/devices/fleet-protocol.ts); the registry's own
- * list of kinds (cloud/devices/tables.ts) has yet to name it, and with it a lifetime: until then
- * the kind is cast and the lifetime given here.
- */
-const REGISTRY_KIND = { settings: 'settings', calibrate: 'calibrate' as RegistryKind } as const;
 /** A calibration asked while the store is offline is still worth doing within the hour, not the next day. */
-const TTL_SECONDS: Partial<Record<EdgeCommand['kind'], number>> = { calibrate: 3600 };
-
 const notFound = (error: unknown) => {
   if (error instanceof AppError && error.status === 404) return undefined;
   throw error;
@@ -90,9 +81,8 @@ export function visionEdges(devices: DeviceService, sync: SyncService): VisionEd
 
     async queue(tenantId, deviceId, command) {
       const queued = await devices.queueCommand(tenantId, deviceId, {
-        kind: REGISTRY_KIND[command.kind],
+        kind: command.kind,
         payload: command.payload,
-        ...(TTL_SECONDS[command.kind] ? { ttlSeconds: TTL_SECONDS[command.kind] } : {}),
       });
       return toQueued(queued);
     },

@@ -31,12 +31,6 @@ export interface EdgeFleet {
   sync(tenantId: string, edgeId: string, commandId: string): Promise<EdgeCommand | undefined>;
 }
 
-type QueuedKind = Parameters<DeviceService['queueCommand']>[2]['kind'];
-/**
- * The fleet protocol (shared/devices/fleet-protocol.ts) carries `models_sync`; the registry's own
- * list of kinds (cloud/devices/tables.ts) is where it still has to be named: until then, this cast.
- */
-const MODELS_SYNC = 'models_sync' as unknown as QueuedKind;
 /** Model syncs looked through for one by id (newest first). */
 const RECENT_SYNCS = 200;
 
@@ -56,12 +50,12 @@ export function createEdgeFleet(services: { devices: DeviceService; sync: SyncSe
     },
 
     queueSync: (tenantId, edgeId, payload, ttlSeconds) =>
-      services.devices.queueCommand(tenantId, edgeId, { kind: MODELS_SYNC, payload, ttlSeconds }),
+      services.devices.queueCommand(tenantId, edgeId, { kind: 'models_sync', payload, ttlSeconds }),
 
     async sync(tenantId, edgeId, commandId) {
       const recent = await services.devices.commandsFor(tenantId, {
         deviceId: edgeId,
-        kind: MODELS_SYNC,
+        kind: 'models_sync',
         limit: RECENT_SYNCS,
       });
       return recent.find((command) => command.command_id === commandId);
