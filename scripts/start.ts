@@ -14,6 +14,7 @@ import type { CloudServices } from '../cloud/services.ts';
 import { deviceTopic } from '../shared/mqtt/topics.ts';
 import { stopOnSignal } from '../shared/process/stop-on-signal.ts';
 import { type DemoStaff, seedDemoAppliance } from './demo-appliance.ts';
+import { startDemoCameras } from './demo-cameras.ts';
 
 export const DEMO = {
   tenant: { slug: 'demo', name: 'Demo Restaurants', tier: 'professional' as const },
@@ -133,6 +134,11 @@ async function startDemoAppliance(
     },
   };
   appliance = await startAppliance(config, undefined, options);
+  if (process.env.DEMO_CAMERAS !== 'off')
+    // Rendering the clips takes a few seconds on first start: the store is serving meanwhile.
+    startDemoCameras(appliance, applianceDir, pino({ level: 'info' })).catch((error: unknown) =>
+      process.stderr.write(`start: the demo cameras could not start: ${(error as Error).message}\n`),
+    );
   return {
     get appliance() {
       return appliance;
@@ -214,6 +220,8 @@ function applianceBanner(
     `  curl -s ${url}/v1/sync/status -H "authorization: Bearer <access_token>"`,
     `  mosquitto_pub -p ${appliance.broker.tcpPort} -i fridge-1 -t ${telemetry} -m '{"temperature_c": 4.2}'`,
     `  curl -s ${url}/v1/devices -H "authorization: Bearer <access_token>"`,
+    `  curl -s ${url}/api/vision/cameras -H "authorization: Bearer <access_token>"   (two demo cameras play generated clips)`,
+    `  curl -s ${url}/api/vision/drive-thru/status -H "authorization: Bearer <access_token>"`,
     '',
   ].join('\n');
 }

@@ -47,6 +47,10 @@ export function createMinuteCollector(startedAtMs: number, counters: Counters) {
     get minute() {
       return minute;
     },
+    /** When the figures being collected started (the last close, or the start). */
+    get since() {
+      return since;
+    },
     add(inferenceMs: number, latencyMs: number) {
       inference.push(inferenceMs);
       latency.push(latencyMs);

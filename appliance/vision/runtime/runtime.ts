@@ -374,7 +374,11 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
     });
   }
 
+  /** A camera's figures are judged on this much of a minute at least (not a camera just stopped). */
+  const JUDGED_SECONDS = 30;
+
   function closeMinute(run: Run, atMs: number) {
+    const from = Math.max(run.minutes.minute, run.minutes.since);
     const metrics = run.pipeline.metrics();
     const { minute, figures } = run.minutes.close(atMs, {
       frames_read: metrics.frames_read,
@@ -391,7 +395,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
       minute: iso(minute),
       metrics: figures as unknown as Record<string, unknown>,
     });
-    checkAlerts(run, figures);
+    if (atMs - from >= JUDGED_SECONDS * 1000) checkAlerts(run, figures);
   }
 
   function checkAlerts(run: Run, figures: MinuteFigures) {
@@ -417,7 +421,9 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
         ? { ...raised, state: 'raised' }
         : { ...previous!, value, state: 'cleared', cleared_at: at };
       deps.db.transaction(() => deps.changes.emit('vision.alert', data))();
-      log.warn({ cameraId: run.camera.id, metric: threshold.metric, severity, value }, 'vision alert');
+      if (raised)
+        log.warn({ cameraId: run.camera.id, metric: threshold.metric, severity, value }, 'vision alert');
+      else log.info({ cameraId: run.camera.id, metric: threshold.metric, value }, 'vision alert cleared');
     }
   }
 
