@@ -218,8 +218,24 @@ describe('npm start', () => {
         firmware_version: expect.any(String),
       });
 
+    // The demo cameras play their generated clips through the pipeline, and the cloud sees them.
+    const cameras = async (base: string, bearer: string) =>
+      (
+        (await (
+          await fetch(`${base}/api/vision/cameras`, { headers: { authorization: `Bearer ${bearer}` } })
+        ).json()) as { data: { cameras: Array<{ id: string; status: string }> } }
+      ).data.cameras
+        .map((camera) => `${camera.id}:${camera.status}`)
+        .sort();
+    await expect
+      .poll(() => cameras(urls.store, token), { timeout: 60_000, interval: 500 })
+      .toEqual(['demo-lane:online', 'demo-pass:online']);
+    await expect
+      .poll(() => cameras(urls.cloud, adminAccess), { timeout: 20_000, interval: 500 })
+      .toEqual(['demo-lane:online', 'demo-pass:online']);
+
     system.kill('SIGTERM');
     const code = await new Promise((resolve) => system.once('exit', resolve));
     expect(code).toBe(0);
-  }, 60_000);
+  }, 150_000);
 });
