@@ -11,7 +11,7 @@ import { APPLIANCE_NODE_FLAGS } from '../build.ts';
 import { codeVersion, machineSampler } from './lib/report.ts';
 import { type Clips, ensureClips } from './vision/clips.ts';
 import { compileApi, killApiProcesses, startApi } from './vision/control.ts';
-import { measurePipelines, measureSeconds, type PipelineReport, POLLED_PATH } from './vision/measure.ts';
+import { measurePipelines, measureSeconds, type PipelineReport, POLLED } from './vision/measure.ts';
 import { FULL_PLAN, QUICK_PLAN, type VisionPlan } from './vision/plan.ts';
 import type { BaselineReply, InitReply } from './vision/protocol.ts';
 import { goalsOf, subjectOf, summarizeVision, type VisionReport } from './vision/report.ts';
@@ -32,7 +32,7 @@ const RESULTS_DIR = fileURLToPath(new URL('../../bench-results/', import.meta.ur
 const LAYOUT =
   'bench process: orchestration only (renders the clip once, starts each API process, polls its HTTP ' +
   'server, reads /proc). API process (one fresh per measure, compiled like the appliance and run by Node ' +
-  'with its flags): a Fastify server answering GET /api/vision/cameras, the shared detector (onnxruntime in ' +
+  'with its flags): a Fastify server answering GET /api/status and GET /api/vision/cameras, the shared detector (onnxruntime in ' +
   'one worker thread, 1 intra-op thread, batches up to inference_batch_size), and one createCameraPipeline ' +
   'per camera (ffmpeg child decoding H.264 to RGB24 at 1280x720, 15 fps, latest-wins; motion gate; tracker; ' +
   'lane analytics with the synthetic lane zones; settings defaults: min_confidence 0.8, iou 0.5, ' +
@@ -44,7 +44,7 @@ const METHOD = {
   non_inference_per_inferred_frame:
     "CPU of the API process's main thread (/proc/<pid>/task/<pid>/stat: pipe reads and frame assembly for every frame read, motion gate, handing frames to the worker, tracker, lane analytics, HTTP) over the window, less the main thread's CPU rate in the same process before any camera started (model loaded, the same HTTP polling) times the window; plus the worker's letterbox and box decoding (its own timings), plus the process's other threads (GC helpers, libuv) less their idle rate; divided by the frames inferred. Cross-check: the whole process's CPU less its idle share less onnxruntime's run times. tracker_and_lane: wall time on the event loop from the detector's answer to the camera's result event.",
   event_loop_delay:
-    'perf_hooks.monitorEventLoopDelay (10 ms resolution) in the API process, reset at the window start, while the bench polls GET /api/vision/cameras (every 20 ms, one at a time, keep-alive) the whole run.',
+    'perf_hooks.monitorEventLoopDelay (10 ms resolution) in the API process, reset at the window start, as delays: Node records the time between ticks of a 10 ms timer, so 10 ms is taken off each figure (an idle loop reads 0). Meanwhile the bench polls the process over HTTP (see polled) every 20 ms, one request at a time on a kept-alive connection, the whole run.',
   cpu: 'utime + stime from /proc of the API process (all threads) and of its ffmpeg children (by parent pid; children that ended count through cutime/cstime), over the window, in cores.',
   frames:
     "The pipelines' own counters over the window: frames_dropped is the capture's latest-wins drop (a frame replaced while the pipeline was busy: a skipped frame); frames skipped by motion are intended.",
@@ -156,7 +156,7 @@ export async function runVisionBench(options: VisionBenchOptions): Promise<Visio
     machine: machine(),
     code: codeVersion(['appliance', 'shared']),
     layout: LAYOUT,
-    method: { ...METHOD, polled: `GET ${POLLED_PATH}` },
+    method: { ...METHOD, polled: POLLED },
     settings: {
       plan: options.quick ? 'quick' : 'full',
       sizes: plan,

@@ -1,7 +1,7 @@
 /**
  * The API process of the camera pipeline benchmark, as the appliance would run it: a Fastify
  * server (the appliance's server options, request logs off) answering the cameras' figures on
- * `GET /api/vision/cameras`, the shared detector in its worker thread, and the cameras' pipelines
+ * `GET /api/vision/cameras` and its status on `GET /api/status`, the shared detector in its worker thread, and the cameras' pipelines
  * with their ffmpeg children, all in this one process. Measures its own event-loop delay
  * (perf_hooks.monitorEventLoopDelay). Driven by the bench over IPC (./protocol.ts); the bench
  * reads this process's CPU from /proc. Compiled and run by Node alone with the appliance's flags.
@@ -96,6 +96,14 @@ async function init(request: InitRequest): Promise<InitReply> {
       return { cameras: rig.metrics() };
     },
   );
+  app.get(
+    '/api/status',
+    { schema: { response: { 200: Type.Object({ status: Type.String(), cameras: Type.Integer() }) } } },
+    async () => {
+      served += 1;
+      return { status: 'ok', cameras: rig.count };
+    },
+  );
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   started = { app, detector, rig };
@@ -131,7 +139,7 @@ function collect(): WindowReply {
   const seconds = (performance.now() - markedAt) / 1000;
   return {
     seconds: Number(seconds.toFixed(3)),
-    event_loop_delay_ms: delayPercentiles(delay),
+    event_loop_delay_ms: delayPercentiles(delay, EVENT_LOOP_RESOLUTION_MS),
     ...running().rig.collect(),
     http_requests_served: served,
     warnings: warnings.count,

@@ -183,6 +183,9 @@ export function createCameraRig(detector: Detector, log: Logger) {
       });
     },
     metrics: () => cameras.map((camera) => camera.pipeline.metrics()),
+    get count() {
+      return cameras.length;
+    },
     mark() {
       for (const camera of cameras) {
         camera.marked = camera.pipeline.metrics();

@@ -1,8 +1,8 @@
 /**
- * A store terminal asking the API process for the cameras' figures the whole time the process
- * runs: one request at a time on a kept-alive connection, a new one every `intervalMs` (at once
- * when the last took longer). Each response's time and status is kept, so any window of the run
- * can be judged on its own.
+ * The store's terminals and screens asking the API process the whole time it runs: one request at
+ * a time on a kept-alive connection, a new one every `intervalMs` (at once when the last took
+ * longer), the path of the i-th from `pathOf(i)`. Each response's time and status is kept, so any
+ * window of the run can be judged on its own.
  */
 import { Agent, request } from 'node:http';
 import { percentiles } from './stats.ts';
@@ -16,14 +16,14 @@ export interface PollWindow {
 
 const TIMEOUT_MS = 10_000;
 
-export function startPoller(port: number, path: string, intervalMs: number) {
+export function startPoller(port: number, pathOf: (i: number) => string, intervalMs: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const at: number[] = [];
   const took: number[] = [];
   const status: number[] = [];
   let stopped = false;
 
-  const once = () =>
+  const once = (path: string) =>
     new Promise<number>((resolve) => {
       const req = request({ host: '127.0.0.1', port, path, agent, timeout: TIMEOUT_MS }, (res) => {
         res.resume();
@@ -38,7 +38,7 @@ export function startPoller(port: number, path: string, intervalMs: number) {
   const loop = (async () => {
     while (!stopped) {
       const started = performance.now();
-      const code = await once();
+      const code = await once(pathOf(at.length));
       const ended = performance.now();
       at.push(started);
       took.push(ended - started);

@@ -20,9 +20,13 @@ export function percentiles(values: ArrayLike<number>, digits = 2): Percentiles 
   };
 }
 
-/** The histogram's figures in ms (it keeps nanoseconds). */
-export function delayPercentiles(histogram: IntervalHistogram): Percentiles {
-  const ms = (ns: number) => round(ns / 1e6, 2);
+/**
+ * The histogram's figures in ms (it keeps nanoseconds) as delays: Node records the time between
+ * ticks of a `resolutionMs` timer, so an event loop that never waits shows `resolutionMs`, which is
+ * taken off.
+ */
+export function delayPercentiles(histogram: IntervalHistogram, resolutionMs: number): Percentiles {
+  const ms = (ns: number) => round(Math.max(0, ns / 1e6 - resolutionMs), 2);
   if (histogram.count === 0) return { count: 0, p50: null, p95: null, p99: null, max: null, mean: null };
   return {
     count: histogram.count,
