@@ -16,6 +16,7 @@ import * as deviceRegistry from './0014-device-registry.ts';
 import * as fleetSettings from './0015-fleet-settings.ts';
 import * as visionCameras from './0016-vision-cameras.ts';
 import * as visionHistory from './0017-vision-history.ts';
+import * as visionReviews from './0018-vision-reviews.ts';
 
 export interface ApplianceMigration {
   version: number;
@@ -48,4 +49,5 @@ export const migrations: ApplianceMigration[] = [
   fleetSettings.migration,
   visionCameras.migration,
   visionHistory.migration,
+  visionReviews.migration,
 ];

@@ -78,8 +78,7 @@ const KILL_GRACE_MS = 2000;
  *
  * Ownership: `frame.data` is lent to the handler until it returns (or its promise settles); then
  * the buffer goes back to the pool and a later frame overwrites it. A handler that keeps pixels
- * longer must copy them. Transferring the buffer to a worker (postMessage's transfer list) is
- * allowed: the pool replaces a buffer that comes back empty.
+ * longer must copy them. The buffers are shared memory: posted to a worker, they are not copied.
  */
 export function createCapture(options: CaptureOptions) {
   const { cameraId } = options;

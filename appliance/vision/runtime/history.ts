@@ -145,6 +145,19 @@ export function createVisionHistory(db: ApplianceDatabase, changes: ChangeLog) {
          status = excluded.status, cars = excluded.cars, counts = excluded.counts,
          updated_at = excluded.updated_at, version = excluded.version`,
     ),
+    verification: db.prepare<[string], Stored<VerificationRow>>(
+      'select * from vision_verifications where id = ?',
+    ),
+    upsertReview: db.prepare(
+      `insert into vision_verification_reviews (verification_id, camera_id, correct, note, reviewed_by, reviewed_at)
+       values (@verification_id, @camera_id, @correct, @note, @reviewed_by, @reviewed_at)
+       on conflict (verification_id) do update set correct = excluded.correct, note = excluded.note,
+         reviewed_by = excluded.reviewed_by, reviewed_at = excluded.reviewed_at`,
+    ),
+    accuracy: db.prepare<[string, string], { reviewed: number; correct: number }>(
+      `select count(*) as reviewed, coalesce(sum(correct), 0) as correct
+       from vision_verification_reviews where camera_id = ? and reviewed_at >= ?`,
+    ),
     occupancyVersion: db.prepare<[string], { version: number }>(
       'select version from vision_occupancy where location_id = ?',
     ),
@@ -245,6 +258,23 @@ export function createVisionHistory(db: ApplianceDatabase, changes: ChangeLog) {
       );
     },
     verificationsOf: (orderId: string) => statements.verifications.all(orderId).map(toVerification),
+    verification(id: string): VerificationRow | undefined {
+      const row = statements.verification.get(id);
+      return row && toVerification(row);
+    },
+    /** A person's word on a verification; a second review replaces the first. */
+    review(review: {
+      verification_id: string;
+      camera_id: string;
+      correct: boolean;
+      note: string | null;
+      reviewed_by: string;
+      reviewed_at: string;
+    }) {
+      statements.upsertReview.run({ ...review, correct: review.correct ? 1 : 0 });
+    },
+    /** The camera's verifications people reviewed since `since`, and how many it got right. */
+    accuracy: (cameraId: string, since: string) => statements.accuracy.get(cameraId, since)!,
     /** A minute is written once: its id is the camera's and the minute's. */
     addMinute(row: ModelMinuteRow) {
       db.transaction(() => {

@@ -4,7 +4,7 @@
  * raised when a minute crosses a threshold and cleared by the first minute back under it.
  */
 
-export type AlertMetric = 'camera_fps' | 'inference_latency_p99';
+export type AlertMetric = 'camera_fps' | 'inference_latency_p99' | 'detection_accuracy';
 export type AlertSeverity = 'warning' | 'critical';
 
 export interface MinuteFigures {
@@ -91,8 +91,10 @@ export function createMinuteCollector(startedAtMs: number, counters: Counters) {
   };
 }
 
-export interface Threshold {
-  metric: AlertMetric;
+export type FigureMetric = Exclude<AlertMetric, 'detection_accuracy'>;
+
+export interface Threshold<M extends AlertMetric = AlertMetric> {
+  metric: M;
   warning: number;
   critical: number;
   /** `below`: the value is bad when under the threshold. */
@@ -104,7 +106,7 @@ export interface Threshold {
  * to a lower `inference_fps` than 15 is held to the same shares of its own rate (two thirds and a
  * third), or a camera deliberately run at 8 fps would be in alert for ever.
  */
-export function thresholdsFor(inferenceFps: number): Threshold[] {
+export function thresholdsFor(inferenceFps: number): Threshold<FigureMetric>[] {
   return [
     {
       metric: 'camera_fps',
@@ -116,6 +118,14 @@ export function thresholdsFor(inferenceFps: number): Threshold[] {
   ];
 }
 
+/** The issue's detection accuracy thresholds: under 90% a warning, under 80% critical. */
+export const ACCURACY_THRESHOLD: Threshold = {
+  metric: 'detection_accuracy',
+  warning: 0.9,
+  critical: 0.8,
+  direction: 'below',
+};
+
 export function severityOf(threshold: Threshold, value: number | null): AlertSeverity | undefined {
   if (value === null) return undefined;
   const worse = (limit: number) => (threshold.direction === 'below' ? value < limit : value > limit);
@@ -124,5 +134,5 @@ export function severityOf(threshold: Threshold, value: number | null): AlertSev
   return undefined;
 }
 
-export const figureOf = (metric: AlertMetric, figures: MinuteFigures) =>
+export const figureOf = (metric: FigureMetric, figures: MinuteFigures) =>
   metric === 'camera_fps' ? figures.camera_fps : figures.inference_ms.p99;

@@ -15,6 +15,7 @@ import { Envelope, envelope, errorResponses } from '../../../shared/http/envelop
 import { ConflictError, InvalidRequestError, NotFoundError } from '../../../shared/http/errors.ts';
 import { MANAGER_ROLES } from '../../../shared/roles.ts';
 import { summariseMinutes } from '../../../shared/vision/model-metrics.ts';
+import { requireAuth } from '../../auth/index.ts';
 import type { VisionRegistry } from '../registry/index.ts';
 import { CAMERA_ID_PATTERN } from '../settings/index.ts';
 import type { VisionHistory } from './history.ts';
@@ -152,7 +153,11 @@ const ModelMetricsSchema = Type.Object({
     Type.Object({
       camera_id: Type.String(),
       model_id: Type.String(),
-      metric: Type.Union([Type.Literal('camera_fps'), Type.Literal('inference_latency_p99')]),
+      metric: Type.Union([
+        Type.Literal('camera_fps'),
+        Type.Literal('inference_latency_p99'),
+        Type.Literal('detection_accuracy'),
+      ]),
       severity: Type.Union([Type.Literal('warning'), Type.Literal('critical')]),
       value: Type.Number(),
       threshold: Type.Number(),
@@ -263,6 +268,51 @@ export async function visionRuntimeApiRoutes(app: FastifyInstance, opts: VisionR
     },
     async (request) =>
       envelope(request.id, { verifications: opts.history.verificationsOf(request.query.order_id) }),
+  );
+
+  r.post(
+    '/verifications/:verification_id/review',
+    {
+      ...staff,
+      schema: {
+        ...doc,
+        summary: 'Say whether the camera got a verification right',
+        description:
+          'What the kiosk asks when a person dismisses a mismatch (or checks a verified order). A second review of the same verification replaces the first. The share of the last day’s reviews the camera got right is its detection accuracy (once ten are reviewed): under 90% raises a warning, under 80% a critical alert (vision.alert on the event feed, synced to the cloud).',
+        params: Type.Object({ verification_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+        body: Type.Object(
+          {
+            correct: Type.Boolean({
+              description: 'true: the camera was right; false: it raised a false alarm or missed one',
+            }),
+            note: Type.Optional(Type.String({ maxLength: 500 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Envelope(
+            Type.Object({
+              verification_id: Type.String(),
+              camera_id: Type.String(),
+              correct: Type.Boolean(),
+              accuracy: Type.Object({
+                value: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+                reviewed: Type.Integer(),
+                window_hours: Type.Integer(),
+              }),
+            }),
+          ),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { verification_id } = request.params;
+      if (!opts.history.verification(verification_id))
+        throw new NotFoundError('Verification', 'VERIFICATION_NOT_FOUND');
+      const result = opts.runtime.review(verification_id, request.body, requireAuth(request).userId);
+      return envelope(request.id, result);
+    },
   );
 
   r.get(

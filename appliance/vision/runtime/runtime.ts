@@ -33,6 +33,7 @@ import { consensusDetections, type ItemCount, type MenuMapping, verifyOrder } fr
 import type { VisionHistory } from './history.ts';
 import { laneZonesOf } from './lane-zones.ts';
 import {
+  ACCURACY_THRESHOLD,
   type AlertMetric,
   type AlertSeverity,
   createMinuteCollector,
@@ -40,6 +41,7 @@ import {
   type MinuteFigures,
   minuteOf,
   severityOf,
+  type Threshold,
   thresholdsFor,
 } from './minutes.ts';
 import { createModelPool, modelNameFor } from './models.ts';
@@ -60,6 +62,10 @@ const SNAPSHOT_EVERY_MS = 2000;
 const VERIFY_FRAMES = 3;
 const VERIFY_TIMEOUT_MS = 5000;
 const VERIFIED_ORDER_TYPES = new Set(['drive_thru', 'takeout']);
+/** Detection accuracy is the share of the last day's reviewed verifications the camera got right… */
+const ACCURACY_WINDOW_MS = 86_400_000;
+/** …once at least this many were reviewed. */
+const MIN_REVIEWS = 10;
 
 export interface VisionRuntimeOptions {
   /** Where a model's files are (the model store's current version, or the bundled one). */
@@ -399,32 +405,70 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
   }
 
   function checkAlerts(run: Run, figures: MinuteFigures) {
-    for (const threshold of thresholdsFor(run.settings.camera.inference_fps)) {
-      const key = `${run.camera.id}/${threshold.metric}`;
-      const value = figureOf(threshold.metric, figures);
-      const severity = severityOf(threshold, value);
-      const previous = alerts.get(key);
-      if (severity === previous?.severity) continue;
-      const at = clock.now().toISOString();
-      const raised: AlertState | undefined = severity && {
-        camera_id: run.camera.id,
-        model_id: run.model,
-        metric: threshold.metric,
-        severity,
-        value: value!,
-        threshold: threshold[severity],
-        since: at,
-      };
-      if (raised) alerts.set(key, raised);
-      else alerts.delete(key);
-      const data = raised
-        ? { ...raised, state: 'raised' }
-        : { ...previous!, value, state: 'cleared', cleared_at: at };
-      deps.db.transaction(() => deps.changes.emit('vision.alert', data))();
-      if (raised)
-        log.warn({ cameraId: run.camera.id, metric: threshold.metric, severity, value }, 'vision alert');
-      else log.info({ cameraId: run.camera.id, metric: threshold.metric, value }, 'vision alert cleared');
-    }
+    for (const threshold of thresholdsFor(run.settings.camera.inference_fps))
+      judge(run.camera.id, run.model, threshold, figureOf(threshold.metric, figures));
+  }
+
+  /** Raises, changes or clears the camera's alert on one metric (an event each time, synced up). */
+  function judge(cameraId: string, modelId: string, threshold: Threshold, value: number | null) {
+    const key = `${cameraId}/${threshold.metric}`;
+    const severity = severityOf(threshold, value);
+    const previous = alerts.get(key);
+    if (severity === previous?.severity) return;
+    const at = clock.now().toISOString();
+    const raised: AlertState | undefined = severity && {
+      camera_id: cameraId,
+      model_id: modelId,
+      metric: threshold.metric,
+      severity,
+      value: value!,
+      threshold: threshold[severity],
+      since: at,
+    };
+    if (raised) alerts.set(key, raised);
+    else alerts.delete(key);
+    const data = raised
+      ? { ...raised, state: 'raised' }
+      : { ...previous!, value, state: 'cleared', cleared_at: at };
+    deps.db.transaction(() => deps.changes.emit('vision.alert', data))();
+    if (raised) log.warn({ cameraId, metric: threshold.metric, severity, value }, 'vision alert');
+    else log.info({ cameraId, metric: threshold.metric, value }, 'vision alert cleared');
+  }
+
+  /**
+   * A person says whether the camera got a verification right (the kiosk asks on a mismatch). Over
+   * the last day's reviews, with enough of them to mean something, that is the camera's detection
+   * accuracy, judged against its thresholds.
+   */
+  function review(
+    verificationId: string,
+    input: { correct: boolean; note?: string | undefined },
+    by: string,
+  ) {
+    const verification = history.verification(verificationId);
+    if (!verification) throw new VisionUnavailableError('Verification not found', 'VERIFICATION_NOT_FOUND');
+    const at = clock.now();
+    history.review({
+      verification_id: verificationId,
+      camera_id: verification.camera_id,
+      correct: input.correct,
+      note: input.note ?? null,
+      reviewed_by: by,
+      reviewed_at: at.toISOString(),
+    });
+    const since = new Date(at.getTime() - ACCURACY_WINDOW_MS).toISOString();
+    const { reviewed, correct } = history.accuracy(verification.camera_id, since);
+    const accuracy = reviewed > 0 ? Math.round((correct / reviewed) * 1000) / 1000 : null;
+    const camera = registry.camera(verification.camera_id);
+    const settings = camera && registry.effectiveSettings(camera.id);
+    const model = camera ? modelNameFor(camera.type, settings?.camera.model_variant ?? null) : 'unknown';
+    if (reviewed >= MIN_REVIEWS) judge(verification.camera_id, model, ACCURACY_THRESHOLD, accuracy);
+    return {
+      verification_id: verificationId,
+      correct: input.correct,
+      camera_id: verification.camera_id,
+      accuracy: { value: accuracy, reviewed, window_hours: ACCURACY_WINDOW_MS / 3_600_000 },
+    };
   }
 
   // ---- starting and stopping cameras ----
@@ -776,6 +820,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
     running: () => [...runs.keys()],
     pipeline: (cameraId: string) => runs.get(cameraId)?.pipeline,
     verify,
+    review,
     /** Live lane figures of a lane camera (the first lane camera by default). */
     laneStatus(cameraId?: string) {
       const run =
