@@ -172,6 +172,14 @@ export function createVisionHistory(db: ApplianceDatabase, changes: ChangeLog) {
     ),
   };
 
+  const purges = [
+    db.prepare('delete from vision_detections where detected_at < ?'),
+    db.prepare('delete from vision_tracks where left_at < ?'),
+    db.prepare('delete from vision_verifications where created_at < ?'),
+    db.prepare('delete from vision_verification_reviews where reviewed_at < ?'),
+    db.prepare('delete from vision_model_minutes where minute < ?'),
+  ];
+
   /** Writes a state row at its next version, with its outbox row. */
   function replace(
     table: 'vision_camera_states' | 'vision_lane_states' | 'vision_occupancy',
@@ -317,6 +325,15 @@ export function createVisionHistory(db: ApplianceDatabase, changes: ChangeLog) {
             version,
           }),
       );
+    },
+    /**
+     * Forgets what happened before `before` (the edge's `video_retention_days`). The outbox keeps
+     * its own copy of each row, so rows not yet synced still reach the cloud.
+     */
+    purgeBefore(before: string): number {
+      return db.transaction(() =>
+        purges.reduce((sum, statement) => sum + statement.run(before).changes, 0),
+      )();
     },
     occupancy(locationId: string): OccupancyRow | undefined {
       const row = statements.occupancy.get(locationId);

@@ -8,6 +8,7 @@
  * when a drive-thru or takeout order is marked ready and on demand.
  */
 import { relative } from 'node:path';
+import cron from 'node-cron';
 import type { Logger } from 'pino';
 import type { Clock } from '../../../shared/clock.ts';
 import type { IdGenerator } from '../../../shared/ids.ts';
@@ -156,11 +157,28 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
   });
   let snapshots = newSnapshotStore(edge.video_retention_days);
   let stopRetention = () => {};
+  let stopRowRetention = () => {};
   let lastOccupancyWrite = { at: 0, key: '' };
   let unsubscribeEvents: (() => void) | undefined;
   let unsubscribeChanges: (() => void) | undefined;
   let stopped = false;
   const iso = (ms: number) => new Date(ms).toISOString();
+
+  /** The vision rows past `video_retention_days` go with the snapshots, hourly. */
+  function scheduleRowRetention() {
+    const purge = () => {
+      try {
+        const before = new Date(clock.now().getTime() - edge.video_retention_days * 86_400_000);
+        const removed = history.purgeBefore(before.toISOString());
+        if (removed > 0) log.info({ removed, before }, 'vision rows past retention removed');
+      } catch (error) {
+        log.warn({ err: error }, 'vision row retention failed; retried next run');
+      }
+    };
+    const task = cron.schedule('23 * * * *', purge);
+    purge();
+    return () => void task.stop();
+  }
 
   function newSnapshotStore(retentionDays: number): SnapshotStore {
     return createSnapshotStore({
@@ -806,6 +824,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
   return {
     start() {
       stopRetention = scheduleRetention(snapshots, log);
+      stopRowRetention = scheduleRowRetention();
       for (const camera of registry.listCameras()) {
         if (camera.enabled) void apply(camera.id, camera, registry.effectiveSettings(camera.id));
       }
@@ -896,6 +915,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
       unsubscribeChanges?.();
       unsubscribeEvents?.();
       stopRetention();
+      stopRowRetention();
       await Promise.all(pending.values());
       await Promise.all([...runs.values()].map(stopRun));
       runs.clear();
