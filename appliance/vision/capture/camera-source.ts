@@ -3,7 +3,7 @@ import { type Clock, systemClock } from '../../../shared/clock.ts';
 import type { Frame } from '../../../shared/vision/types.ts';
 import { createBackoff } from './backoff.ts';
 import { resolveFfmpegPath, type SpawnedCapture, spawnCapture } from './ffmpeg.ts';
-import { createFrameAssembler, createFramePool } from './frame-pool.ts';
+import { createFrameFiller, createFramePool, type FrameFiller } from './frame-pool.ts';
 import { createLatestFrameSlot, type FrameHandler } from './latest-frame.ts';
 
 export type CaptureStatus = 'starting' | 'online' | 'offline';
@@ -92,7 +92,6 @@ export function createCapture(options: CaptureOptions) {
     release: (frame) => pool.give(frame.data),
     onError: (error) => log.warn({ err: error }, 'frame handler failed'),
   });
-  const assembler = createFrameAssembler(frameBytes, pool, frameRead);
   const listeners = {
     status: new Set<(e: StatusChange) => void>(),
     retry: new Set<(e: RetryScheduled) => void>(),
@@ -102,7 +101,7 @@ export function createCapture(options: CaptureOptions) {
   let status: CaptureStatus = 'offline';
   let running = false;
   let generation = 0;
-  let current: SpawnedCapture | undefined;
+  let current: (SpawnedCapture & { filler: FrameFiller }) | undefined;
   let stallTimer: NodeJS.Timeout | undefined;
   let stallMs = 0;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -173,38 +172,55 @@ export function createCapture(options: CaptureOptions) {
 
   function launch() {
     const gen = ++generation;
-    assembler.reset();
-    const spawned = spawnCapture({
-      url: options.url,
-      width: options.width,
-      height: options.height,
-      fps: options.fps,
-      loop: options.loop ?? false,
-      ffmpegPath: options.ffmpegPath ?? resolveFfmpegPath(),
+    // Each process fills its own frames: one that is stopped gives its partial frame back.
+    const filler = createFrameFiller(frameBytes, pool, (data) => {
+      if (gen === generation) frameRead(data);
+      else pool.give(data);
     });
-    current = spawned;
+    let spawned: SpawnedCapture;
+    try {
+      spawned = spawnCapture({
+        url: options.url,
+        width: options.width,
+        height: options.height,
+        fps: options.fps,
+        loop: options.loop ?? false,
+        ffmpegPath: options.ffmpegPath ?? resolveFfmpegPath(),
+        sink: filler,
+      });
+    } catch (error) {
+      // No FIFO (a full temp dir, no mkfifo): offline, and tried again like any failed start.
+      queueMicrotask(() => fail(gen, `ffmpeg could not start: ${(error as Error).message}`));
+      return;
+    }
+    current = { ...spawned, filler };
     let stderr = '';
-    spawned.stdout.on('data', (chunk: Buffer) => {
-      if (gen === generation) assembler.push(chunk);
-    });
-    spawned.child.stderr.setEncoding('utf8');
-    spawned.child.stderr.on('data', (text: string) => {
+    spawned.frames.on('error', (error) => fail(gen, `reading ffmpeg failed: ${error.message}`));
+    spawned.stderr.setEncoding('utf8');
+    spawned.stderr.on('data', (text: string) => {
       stderr = (stderr + text).slice(-STDERR_TAIL);
     });
     spawned.child.on('error', (error) => fail(gen, `ffmpeg could not run: ${error.message}`));
-    // 'close', not 'exit': frames still in the pipe when ffmpeg exits are read first.
-    spawned.child.on('close', (code, signal) => {
-      const detail = stderr.trim().split('\n').slice(-2).join(' | ');
-      fail(gen, `ffmpeg ended (${code ?? signal})${detail ? `: ${detail}` : ''}`);
-    });
+    // Ended once ffmpeg has exited and the frames it wrote before are read (the FIFO's end).
+    const exited = new Promise<string>((resolve) =>
+      spawned.child.on('close', (code, signal) => {
+        const detail = stderr.trim().split('\n').slice(-2).join(' | ');
+        resolve(`ffmpeg ended (${code ?? signal})${detail ? `: ${detail}` : ''}`);
+      }),
+    );
+    const drained = new Promise<void>((resolve) => spawned.frames.once('close', () => resolve()));
+    void Promise.all([exited, drained]).then(([reason]) => fail(gen, reason));
     // A stall timer made for an older process must not fire for this one.
     clearTimeout(stallTimer);
     stallTimer = undefined;
     armStall(options.firstFrameTimeoutMs ?? options.stallTimeoutMs);
   }
 
-  function kill(spawned: SpawnedCapture | undefined) {
-    if (!spawned || spawned.child.exitCode !== null || spawned.child.signalCode !== null) return;
+  function kill(spawned: (SpawnedCapture & { filler: FrameFiller }) | undefined) {
+    if (!spawned) return;
+    spawned.frames.destroy();
+    spawned.filler.dispose();
+    if (spawned.child.exitCode !== null || spawned.child.signalCode !== null) return;
     spawned.child.kill('SIGKILL');
   }
 

@@ -1,10 +1,14 @@
 /**
- * The one place that knows ffmpeg: which binary, and the command line that turns a camera's
- * source into raw RGB frames on stdout. fluent-ffmpeg is no longer maintained, so it only builds
+ * The one place that knows ffmpeg: which binary, the command line that turns a camera's
+ * source into raw RGB frames on stdout, and the FIFO they are read from. fluent-ffmpeg is no longer maintained, so it only builds
  * the arguments here; the child is spawned with Node's own `spawn`, which keeps stdio, signals and
  * exit under our control and skips fluent-ffmpeg's capability probing (several ffmpeg runs).
  */
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, openSync, unlinkSync } from 'node:fs';
+import { type OnReadOpts, Socket, type SocketConstructorOpts } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import installer from '@ffmpeg-installer/ffmpeg';
 import ffmpeg from 'fluent-ffmpeg';
@@ -76,17 +80,67 @@ export function captureArgs(options: FfmpegSourceOptions): string[] {
   return ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', ...args];
 }
 
-export type FfmpegChild = ChildProcessByStdio<null, Readable, Readable>;
+/** Where a child's raw frames go: straight into the frame being filled, never into a new buffer. */
+export interface FrameSink {
+  /** The free part of the frame being filled. */
+  space(): Uint8Array;
+  /** `bytes` were written at the start of the last space given. */
+  wrote(bytes: number): void;
+}
 
 export interface SpawnedCapture {
-  child: FfmpegChild;
-  /** Raw rgb24 frames, `width * height * 3` bytes each, back to back. */
-  stdout: Readable;
+  child: ChildProcess;
+  /** ffmpeg's messages (errors only, at its log level). */
+  stderr: Readable;
+  /** The read end of the child's stdout: ends when ffmpeg has exited and its last frame is read. */
+  frames: Socket;
   args: string[];
 }
 
-export function spawnCapture(options: FfmpegSourceOptions & { ffmpegPath: string }): SpawnedCapture {
+let fifos = 0;
+
+/**
+ * ffmpeg's stdout is a FIFO the appliance reads with a fixed buffer (the frame being filled)
+ * rather than a pipe read into a new 64 KiB buffer per chunk: at 720p that is 2.7 MB of garbage a
+ * frame, 330 MB a second for eight cameras, and the full collections it caused stalled the event
+ * loop. The FIFO is unlinked at once; only the two descriptors hold it.
+ */
+export function spawnCapture(
+  options: FfmpegSourceOptions & { ffmpegPath: string; sink: FrameSink },
+): SpawnedCapture {
   const args = captureArgs(options);
-  const child = spawn(options.ffmpegPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  return { child, stdout: child.stdout, args };
+  const path = join(tmpdir(), `edge-capture-${process.pid}-${++fifos}.fifo`);
+  execFileSync('mkfifo', ['-m', '600', path]);
+  let writeEnd: number | undefined;
+  let readEnd: number | undefined;
+  try {
+    // Read-write so the open does not wait for a reader; the reader then has a writer at once.
+    writeEnd = openSync(path, constants.O_RDWR);
+    readEnd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } finally {
+    unlinkSync(path);
+  }
+  try {
+    const child = spawn(options.ffmpegPath, args, { stdio: ['ignore', writeEnd, 'pipe'] });
+    // onread is a constructor option since Node 12 that the type definitions leave out.
+    const socketOptions: SocketConstructorOpts & { onread: OnReadOpts } = {
+      fd: readEnd,
+      readable: true,
+      writable: false,
+      onread: {
+        buffer: () => options.sink.space(),
+        // true: keep reading (false would pause the socket).
+        callback: (bytes) => {
+          options.sink.wrote(bytes);
+          return true;
+        },
+      },
+    };
+    const frames = new Socket(socketOptions);
+    if (!child.stderr) throw new Error('ffmpeg was started without its stderr');
+    return { child, stderr: child.stderr, frames, args };
+  } finally {
+    // The child holds its own copy: once it exits the reader sees the end of the stream.
+    closeSync(writeEnd);
+  }
 }

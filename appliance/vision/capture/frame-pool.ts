@@ -35,42 +35,39 @@ export function createFramePool(frameBytes: number): FramePool {
   };
 }
 
-export interface FrameAssembler {
-  /** Copies a stdout chunk into frames; calls `onFrame` for each one completed. */
-  push(chunk: Buffer): void;
-  /** Drops a partly filled frame: a new ffmpeg process starts on a frame boundary. */
-  reset(): void;
+export interface FrameFiller {
+  /** The free part of the frame being filled (a frame is taken from the pool when none is). */
+  space(): Buffer;
+  /** Counts `bytes` written into the last space; calls `onFrame` when the frame is full. */
+  wrote(bytes: number): void;
+  /** Gives the partly filled frame back: its process is gone. */
+  dispose(): void;
 }
 
-/**
- * Cuts ffmpeg's raw stdout (chunks of any size, 64 KiB from a pipe) into exact frames with one
- * copy per byte and no concatenation: each chunk is copied straight to its place in the frame
- * being filled, and a chunk that spans two frames is split between them.
- */
-export function createFrameAssembler(
+/** Frames filled in place by reads into them (ffmpeg.ts reads the FIFO into `space()`). */
+export function createFrameFiller(
   frameBytes: number,
   pool: FramePool,
   onFrame: (data: Buffer) => void,
-): FrameAssembler {
+): FrameFiller {
   let target: Buffer | undefined;
   let filled = 0;
   return {
-    push(chunk) {
-      let offset = 0;
-      while (offset < chunk.length) {
-        target ??= pool.take();
-        const count = Math.min(chunk.length - offset, frameBytes - filled);
-        chunk.copy(target, filled, offset, offset + count);
-        filled += count;
-        offset += count;
-        if (filled < frameBytes) return;
-        const done = target;
-        target = undefined;
-        filled = 0;
-        onFrame(done);
-      }
+    space() {
+      target ??= pool.take();
+      return target.subarray(filled);
     },
-    reset() {
+    wrote(bytes) {
+      filled += bytes;
+      if (!target || filled < frameBytes) return;
+      const done = target;
+      target = undefined;
+      filled = 0;
+      onFrame(done);
+    },
+    dispose() {
+      if (target) pool.give(target);
+      target = undefined;
       filled = 0;
     },
   };

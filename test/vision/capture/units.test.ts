@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createBackoff } from '../../../appliance/vision/capture/backoff.ts';
 import { captureArgs, resolveFfmpegPath, sourceKind } from '../../../appliance/vision/capture/ffmpeg.ts';
-import { createFrameAssembler, createFramePool } from '../../../appliance/vision/capture/frame-pool.ts';
+import { createFrameFiller, createFramePool } from '../../../appliance/vision/capture/frame-pool.ts';
 import { createLatestFrameSlot } from '../../../appliance/vision/capture/latest-frame.ts';
 
 const size = { width: 640, height: 360, fps: 5 };
@@ -44,32 +44,42 @@ describe('ffmpeg command', () => {
 });
 
 describe('frame assembly', () => {
-  it('cuts chunks of any size into exact frames, splitting chunks that span two', () => {
+  it('fills frames in place from reads of any size, a read never running past a frame', () => {
     const frameBytes = 10;
     const stream = Buffer.from(Array.from({ length: 47 }, (_, i) => i));
     const frames: number[][] = [];
     const pool = createFramePool(frameBytes);
-    const assembler = createFrameAssembler(frameBytes, pool, (data) => {
+    const filler = createFrameFiller(frameBytes, pool, (data) => {
       frames.push([...data]);
       pool.give(data);
     });
-    assembler.push(Buffer.alloc(0));
+    // What the FIFO reader does: read at most the space given, straight into it.
     let offset = 0;
-    for (const length of [3, 14, 1, 19, 7, 3]) {
-      assembler.push(stream.subarray(offset, offset + length));
-      offset += length;
+    for (const wanted of [3, 14, 1, 19, 7, 3]) {
+      let left = wanted;
+      while (left > 0 && offset < stream.length) {
+        const space = filler.space();
+        const bytes = Math.min(left, space.length, stream.length - offset);
+        stream.copy(space, 0, offset, offset + bytes);
+        filler.wrote(bytes);
+        offset += bytes;
+        left -= bytes;
+      }
     }
     expect(frames).toEqual([0, 1, 2, 3].map((f) => Array.from({ length: 10 }, (_, i) => f * 10 + i)));
     expect(pool.allocated).toBe(1);
   });
 
-  it('starts over after a reset (a new process begins on a frame boundary)', () => {
-    const frames: Buffer[] = [];
-    const assembler = createFrameAssembler(4, createFramePool(4), (data) => frames.push(Buffer.from(data)));
-    assembler.push(Buffer.from([9, 9]));
-    assembler.reset();
-    assembler.push(Buffer.from([1, 2, 3, 4]));
-    expect(frames).toEqual([Buffer.from([1, 2, 3, 4])]);
+  it('gives a partly filled frame back when its process is gone', () => {
+    const pool = createFramePool(4);
+    const filler = createFrameFiller(4, pool, () => {});
+    filler.space()[0] = 9;
+    filler.wrote(1);
+    filler.dispose();
+    expect(pool.allocated).toBe(1);
+    const next = createFrameFiller(4, pool, () => {});
+    expect(next.space().length).toBe(4);
+    expect(pool.allocated).toBe(1);
   });
 
   it('hands out frames in shared memory, which a worker reads without a copy', () => {
