@@ -10,6 +10,24 @@ const doc = { tags: ['vision'], security: [{ bearer: [] }] };
 export const DRIVE_THRU_STATUS_NOTE =
   'One lane: the only one the tenant has, or the one location_id (and, for a store with several lanes, camera_id) names; several lanes and no choice is 400 LOCATION_REQUIRED or CAMERA_REQUIRED. From the lane state the store last synced; `stale` when it is over 2 minutes old or the camera is offline.';
 
+/** `GET /drive-thru/status`, the same under /api/vision and /v1/vision. */
+export function driveThruStatusRoute(app: FastifyInstance, vision: VisionService, description: string) {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/drive-thru/status',
+    {
+      onRequest: app.authenticate(VISION_READER_ROLES),
+      schema: {
+        ...doc,
+        summary: 'A drive-thru lane’s queue',
+        description: `${description} ${READ_ROLES_NOTE}`,
+        querystring: schemas.DriveThruQuerySchema,
+        response: { 200: Envelope(schemas.DriveThruStatusSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => envelope(request.id, await vision.driveThruStatus(viewerOf(request), request.query)),
+  );
+}
+
 /** `/api/vision`: spec 3's camera list, drive-thru status, order verification and occupancy. */
 export async function visionApiRoutes(app: FastifyInstance, { vision }: { vision: VisionService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -31,20 +49,7 @@ export async function visionApiRoutes(app: FastifyInstance, { vision }: { vision
       envelope(request.id, { cameras: await vision.listCameras(viewerOf(request), request.query) }),
   );
 
-  r.get(
-    '/drive-thru/status',
-    {
-      ...readers,
-      schema: {
-        ...doc,
-        summary: 'A drive-thru lane’s queue',
-        description: `${DRIVE_THRU_STATUS_NOTE} ${READ_ROLES_NOTE}`,
-        querystring: schemas.DriveThruQuerySchema,
-        response: { 200: Envelope(schemas.DriveThruStatusSchema), ...errorResponses(400, 401, 403, 404) },
-      },
-    },
-    async (request) => envelope(request.id, await vision.driveThruStatus(viewerOf(request), request.query)),
-  );
+  driveThruStatusRoute(app, vision, DRIVE_THRU_STATUS_NOTE);
 
   r.post(
     '/verify-order',

@@ -8,7 +8,7 @@ import {
   pageEnvelope,
 } from '../../shared/http/envelope.ts';
 import { READ_ROLES_NOTE, VISION_READER_ROLES, viewerOf } from './access.ts';
-import { DRIVE_THRU_STATUS_NOTE } from './routes-api.ts';
+import { DRIVE_THRU_STATUS_NOTE, driveThruStatusRoute } from './routes-api.ts';
 import * as schemas from './schemas.ts';
 import type { VisionService } from './service.ts';
 
@@ -54,19 +54,10 @@ export async function visionReadRoutes(app: FastifyInstance, { vision }: { visio
     },
   );
 
-  r.get(
-    '/drive-thru/status',
-    {
-      ...readers,
-      schema: {
-        ...doc,
-        summary: 'A drive-thru lane’s queue',
-        description: `The same answer as GET /api/vision/drive-thru/status. ${DRIVE_THRU_STATUS_NOTE} ${READ_ROLES_NOTE}`,
-        querystring: schemas.DriveThruQuerySchema,
-        response: { 200: Envelope(schemas.DriveThruStatusSchema), ...errorResponses(400, 401, 403, 404) },
-      },
-    },
-    async (request) => envelope(request.id, await vision.driveThruStatus(viewerOf(request), request.query)),
+  driveThruStatusRoute(
+    app,
+    vision,
+    `The same answer as GET /api/vision/drive-thru/status. ${DRIVE_THRU_STATUS_NOTE}`,
   );
 
   r.get(

@@ -3,19 +3,13 @@
  * minute becomes one vision_model_minutes row (what the cloud's model metrics sum); an alert is
  * raised when a minute crosses a threshold and cleared by the first minute back under it.
  */
+import type { MinuteMetrics } from '../../../shared/vision/model-metrics.ts';
 
 export type AlertMetric = 'camera_fps' | 'inference_latency_p99' | 'detection_accuracy';
 export type AlertSeverity = 'warning' | 'critical';
 
-export interface MinuteFigures {
-  frames_read: number;
-  frames_inferred: number;
-  frames_skipped_by_motion: number;
-  frames_dropped: number;
-  detections: number;
-  camera_fps: number;
-  detection_fps: number;
-  inference_ms: { p50: number | null; p99: number | null; mean: number | null };
+/** A camera's minute as vision_model_minutes carries it (what the model metrics sum). */
+export interface MinuteFigures extends MinuteMetrics {
   capture_to_result_ms: { p50: number | null; p95: number | null; p99: number | null };
 }
 

@@ -197,28 +197,36 @@ function unavailable(error: unknown): never {
   throw error;
 }
 
-export async function visionRuntimeApiRoutes(app: FastifyInstance, opts: VisionRuntimeRoutesOptions) {
-  const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const staff = { onRequest: app.authenticate() };
-
-  r.get(
+/** `GET /drive-thru/status`, the same under /api/vision and /v1/vision. */
+function driveThruStatusRoute(app: FastifyInstance, runtime: VisionRuntime, description: string) {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/drive-thru/status',
     {
-      ...staff,
+      onRequest: app.authenticate(),
       schema: {
         ...doc,
         summary: 'The drive-thru queue now',
-        description:
-          'The lane camera’s live figures: cars in the lane front first with their waits, the estimated wait for a car joining now, orders per hour, and normal / busy (5 cars or 4 min) / critical (8 cars or 7 min). With several lane cameras, `camera_id` picks one. 404 NO_LANE_CAMERA when none runs.',
+        description,
         querystring: Type.Object({ camera_id: Type.Optional(CameraId) }, { additionalProperties: false }),
         response: { 200: Envelope(LaneStatusSchema), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
-      const status = opts.runtime.laneStatus(request.query.camera_id);
+      const status = runtime.laneStatus(request.query.camera_id);
       if (!status) throw new NotFoundError('Running drive-thru lane camera', 'NO_LANE_CAMERA');
       return envelope(request.id, status);
     },
+  );
+}
+
+export async function visionRuntimeApiRoutes(app: FastifyInstance, opts: VisionRuntimeRoutesOptions) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const staff = { onRequest: app.authenticate() };
+
+  driveThruStatusRoute(
+    app,
+    opts.runtime,
+    'The lane camera’s live figures: cars in the lane front first with their waits, the estimated wait for a car joining now, orders per hour, and normal / busy (5 cars or 4 min) / critical (8 cars or 7 min). With several lane cameras, `camera_id` picks one. 404 NO_LANE_CAMERA when none runs.',
   );
 
   r.post(
@@ -425,24 +433,7 @@ export async function visionRuntimeRoutes(app: FastifyInstance, opts: VisionRunt
     },
   );
 
-  r.get(
-    '/drive-thru/status',
-    {
-      ...staff,
-      schema: {
-        ...doc,
-        summary: 'The drive-thru queue now',
-        description: 'The same as GET /api/vision/drive-thru/status.',
-        querystring: Type.Object({ camera_id: Type.Optional(CameraId) }, { additionalProperties: false }),
-        response: { 200: Envelope(LaneStatusSchema), ...errorResponses(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      const status = opts.runtime.laneStatus(request.query.camera_id);
-      if (!status) throw new NotFoundError('Running drive-thru lane camera', 'NO_LANE_CAMERA');
-      return envelope(request.id, status);
-    },
-  );
+  driveThruStatusRoute(app, opts.runtime, 'The same as GET /api/vision/drive-thru/status.');
 
   r.get(
     '/drive-thru/tracks',
