@@ -34,15 +34,15 @@ const LAYOUT =
   'server, reads /proc). API process (one fresh per measure, compiled like the appliance and run by Node ' +
   'with its flags): a Fastify server answering GET /api/status and GET /api/vision/cameras, the shared detector (onnxruntime in ' +
   'one worker thread, 1 intra-op thread, batches up to inference_batch_size), and one createCameraPipeline ' +
-  'per camera (ffmpeg child decoding H.264 to RGB24 at 1280x720, 15 fps, latest-wins; motion gate; tracker; ' +
+  'per camera (ffmpeg child decoding H.264 to RGB24 at 1280x720, 15 fps, into a FIFO read straight into shared-memory frames, latest-wins; motion gate; tracker; ' +
   'lane analytics with the synthetic lane zones; settings defaults: min_confidence 0.8, iou 0.5, ' +
-  'track_timeout 1 s). All processes share the machine; `rest` in the table is what else ran meanwhile.';
+  'track_timeout 2 s). All processes share the machine; `rest` in the table is what else ran meanwhile.';
 
 const METHOD = {
   baseline:
     'Frames spread over the clip decoded once by ffmpeg to 1280x720 RGB, then sent through the same Detector back to back: one at a time (batches of 1) and with 2 x inference_batch_size waiting (full batches); inference = onnxruntime session.run as timed in the worker; frames/s through the detector include the copy to the worker, letterboxing and decoding.',
   non_inference_per_inferred_frame:
-    "CPU of the API process's main thread (/proc/<pid>/task/<pid>/stat: pipe reads and frame assembly for every frame read, motion gate, handing frames to the worker, tracker, lane analytics, HTTP) over the window, less the main thread's CPU rate in the same process before any camera started (model loaded, the same HTTP polling) times the window; plus the worker's letterbox and box decoding (its own timings), plus the process's other threads (GC helpers, libuv) less their idle rate; divided by the frames inferred. Cross-check: the whole process's CPU less its idle share less onnxruntime's run times. tracker_and_lane: wall time on the event loop from the detector's answer to the camera's result event.",
+    "CPU of the API process's main thread (/proc/<pid>/task/<pid>/stat: FIFO reads into the frame buffers for every frame read, motion gate, handing frames to the worker, tracker, lane analytics, HTTP) over the window, less the main thread's CPU rate in the same process before any camera started (model loaded, the same HTTP polling) times the window; plus the worker's letterbox and box decoding (its own timings), plus the process's other threads (GC helpers, libuv) less their idle rate; divided by the frames inferred. Cross-check: the whole process's CPU less its idle share less onnxruntime's run times. tracker_and_lane: wall time on the event loop from the detector's answer to the camera's result event.",
   event_loop_delay:
     'perf_hooks.monitorEventLoopDelay (10 ms resolution) in the API process, reset at the window start, as delays: Node records the time between ticks of a 10 ms timer, so 10 ms is taken off each figure (an idle loop reads 0). Meanwhile the bench polls the process over HTTP (see polled) every 20 ms, one request at a time on a kept-alive connection, the whole run.',
   cpu: 'utime + stime from /proc of the API process (all threads) and of its ffmpeg children (by parent pid; children that ended count through cutime/cstime), over the window, in cores.',
