@@ -109,38 +109,50 @@ export function spawnCapture(
   options: FfmpegSourceOptions & { ffmpegPath: string; sink: FrameSink },
 ): SpawnedCapture {
   const args = captureArgs(options);
-  const path = join(tmpdir(), `edge-capture-${process.pid}-${++fifos}.fifo`);
-  execFileSync('mkfifo', ['-m', '600', path]);
-  let writeEnd: number | undefined;
-  let readEnd: number | undefined;
+  const { writeEnd, readEnd } = openFifo();
+  let child: ChildProcess;
   try {
-    // Read-write so the open does not wait for a reader; the reader then has a writer at once.
-    writeEnd = openSync(path, constants.O_RDWR);
-    readEnd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } finally {
-    unlinkSync(path);
-  }
-  try {
-    const child = spawn(options.ffmpegPath, args, { stdio: ['ignore', writeEnd, 'pipe'] });
-    // onread is a constructor option since Node 12 that the type definitions leave out.
-    const socketOptions: SocketConstructorOpts & { onread: OnReadOpts } = {
-      fd: readEnd,
-      readable: true,
-      writable: false,
-      onread: {
-        buffer: () => options.sink.space(),
-        // true: keep reading (false would pause the socket).
-        callback: (bytes) => {
-          options.sink.wrote(bytes);
-          return true;
-        },
-      },
-    };
-    const frames = new Socket(socketOptions);
-    if (!child.stderr) throw new Error('ffmpeg was started without its stderr');
-    return { child, stderr: child.stderr, frames, args };
+    child = spawn(options.ffmpegPath, args, { stdio: ['ignore', writeEnd, 'pipe'] });
+  } catch (error) {
+    closeSync(readEnd);
+    throw error;
   } finally {
     // The child holds its own copy: once it exits the reader sees the end of the stream.
     closeSync(writeEnd);
+  }
+  // onread is a constructor option since Node 12 that the type definitions leave out.
+  const socketOptions: SocketConstructorOpts & { onread: OnReadOpts } = {
+    fd: readEnd,
+    readable: true,
+    writable: false,
+    onread: {
+      buffer: () => options.sink.space(),
+      // true: keep reading (false would pause the socket).
+      callback: (bytes) => {
+        options.sink.wrote(bytes);
+        return true;
+      },
+    },
+  };
+  const frames = new Socket(socketOptions);
+  if (!child.stderr) throw new Error('ffmpeg was started without its stderr');
+  return { child, stderr: child.stderr, frames, args };
+}
+
+/** A FIFO's two ends, the FIFO itself unlinked at once (only the descriptors hold it). */
+function openFifo() {
+  const path = join(tmpdir(), `edge-capture-${process.pid}-${++fifos}.fifo`);
+  execFileSync('mkfifo', ['-m', '600', path]);
+  try {
+    // Read-write so the open does not wait for a reader; the reader then has a writer at once.
+    const writeEnd = openSync(path, constants.O_RDWR);
+    try {
+      return { writeEnd, readEnd: openSync(path, constants.O_RDONLY | constants.O_NONBLOCK) };
+    } catch (error) {
+      closeSync(writeEnd);
+      throw error;
+    }
+  } finally {
+    unlinkSync(path);
   }
 }
