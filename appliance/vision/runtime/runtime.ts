@@ -30,22 +30,22 @@ import {
 import type { VisionCamera, VisionRegistry } from '../registry/index.ts';
 import { type EffectiveSettings, parseSize } from '../settings/index.ts';
 import { trackerOptionsFromSettings } from '../track/index.ts';
-import { consensusDetections, type ItemCount, type MenuMapping, verifyOrder } from '../verify/index.ts';
+import type { MenuMapping } from '../verify/index.ts';
+import { createVisionAlerts } from './alerts.ts';
 import type { VisionHistory } from './history.ts';
+import { createLaneRecord, type LaneRecord } from './lane-record.ts';
 import { laneZonesOf } from './lane-zones.ts';
-import {
-  ACCURACY_THRESHOLD,
-  type AlertMetric,
-  type AlertSeverity,
-  createMinuteCollector,
-  figureOf,
-  type MinuteFigures,
-  minuteOf,
-  severityOf,
-  type Threshold,
-  thresholdsFor,
-} from './minutes.ts';
+import { createMinuteCollector, figureOf, type MinuteFigures, minuteOf, thresholdsFor } from './minutes.ts';
 import { createModelPool, modelNameFor } from './models.ts';
+import {
+  createVerifier,
+  expectedItems,
+  VERIFY_TIMEOUT_MS,
+  type VerifyRequest,
+  VisionUnavailableError,
+} from './verification.ts';
+
+export { type VerifyRequest, VisionUnavailableError } from './verification.ts';
 
 const VEHICLE_CLASSES = new Set(['vehicle', 'car', 'truck', 'bus', 'motorcycle']);
 const PERSON_CLASSES = new Set(['person']);
@@ -53,20 +53,10 @@ const PERSON_CLASSES = new Set(['person']);
 const STATUS_EVERY_MS = 1000;
 /** A camera's synced state is rewritten at most this often for its figures alone. */
 const CAMERA_STATE_EVERY_MS = 60_000;
-/** The lane's state is rewritten when the queue changes, at most this often, and this often anyway. */
-const LANE_STATE_MIN_MS = 1000;
-const LANE_STATE_MAX_MS = 30_000;
 const OCCUPANCY_MIN_MS = 2000;
 /** A first sighting gets a snapshot at most this often per camera; the others are rows only. */
 const SNAPSHOT_EVERY_MS = 2000;
-/** Frames read for one verification: a miss in one frame is outvoted (verify/consensus.ts). */
-const VERIFY_FRAMES = 3;
-const VERIFY_TIMEOUT_MS = 5000;
 const VERIFIED_ORDER_TYPES = new Set(['drive_thru', 'takeout']);
-/** Detection accuracy is the share of the last day's reviewed verifications the camera got right… */
-const ACCURACY_WINDOW_MS = 86_400_000;
-/** …once at least this many were reviewed. */
-const MIN_REVIEWS = 10;
 
 export interface VisionRuntimeOptions {
   /** Where a model's files are (the model store's current version, or the bundled one). */
@@ -92,16 +82,6 @@ export interface VisionRuntimeDeps {
   log: Logger;
 }
 
-export interface AlertState {
-  camera_id: string;
-  model_id: string;
-  metric: AlertMetric;
-  severity: AlertSeverity;
-  value: number;
-  threshold: number;
-  since: string;
-}
-
 interface Run {
   camera: VisionCamera;
   settings: EffectiveSettings;
@@ -111,13 +91,9 @@ interface Run {
   minutes: ReturnType<typeof createMinuteCollector>;
   /** Tracker ids of this run to the ids their rows carry. */
   trackIds: Map<number, string>;
-  /** Lane cars already written (a car that balked and was then lost is one visit). */
-  written: Set<number>;
-  /** Orders paid while a car stood at the pay window, by its track. */
-  paidOrders: Map<number, string>;
-  laneEvents: Map<number, Array<Record<string, unknown>>>;
+  /** A lane camera's visits and state. */
+  lane: LaneRecord | undefined;
   lastSnapshotAt: number;
-  lastLaneWrite: { at: number; key: string };
   lastStateWrite: number;
   diners: number;
   parking: { occupied: number; total: number };
@@ -126,29 +102,28 @@ interface Run {
   timers: NodeJS.Timeout[];
 }
 
-export interface VerifyRequest {
-  orderId: string;
-  cameraId?: string | undefined;
-  expected: readonly ItemCount[];
-  trigger: 'order_ready' | 'on_demand';
-}
-
-export class VisionUnavailableError extends Error {
-  override name = 'VisionUnavailableError';
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-  }
-}
-
 export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRuntimeOptions) {
   const { registry, history, clock, log } = deps;
   const runs = new Map<string, Run>();
   /** Changes to a camera are applied in order, one at a time. */
   const pending = new Map<string, Promise<void>>();
-  const alerts = new Map<string, AlertState>();
+  const alerts = createVisionAlerts({ db: deps.db, changes: deps.changes, clock, log });
+  const verifier = createVerifier({
+    db: deps.db,
+    changes: deps.changes,
+    history,
+    alerts,
+    clock,
+    newId: deps.newId,
+    log,
+    mapping: options.menuMapping,
+    saveSnapshot: (...args) => saveSnapshot(...args),
+    modelOf(cameraId) {
+      const camera = registry.camera(cameraId);
+      const settings = camera && registry.effectiveSettings(camera.id);
+      return camera ? modelNameFor(camera.type, settings?.camera.model_variant ?? null) : 'unknown';
+    },
+  });
   let edge = registry.edgeSettings('self');
   const models = createModelPool({
     resolve: options.resolveModel,
@@ -209,7 +184,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
     run.minutes.add(result.inferenceMs, result.latencyMs);
     recordSightings(run, result);
     const type = run.camera.type;
-    if (type === 'drive_thru_lane') writeLaneState(run, false);
+    run.lane?.writeState();
     if (type === 'dining_room') {
       run.diners = run.occupancy?.updateDining(result.tracks) ?? 0;
       writeOccupancy(false);
@@ -260,93 +235,6 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
       label: `${t.className} ${t.confidence.toFixed(2)}`,
     }));
     void saveSnapshot(run.camera.id, 'detection', frame, boxes, at).then(write);
-  }
-
-  function onLaneEvent(run: Run, event: LaneEvent) {
-    if (event.kind === 'merged') return mergeCars(run, event.from, event.trackId);
-    const events = run.laneEvents.get(event.trackId) ?? [];
-    events.push({
-      kind: event.kind,
-      ...('zone' in event ? { zone: event.zone } : {}),
-      at: iso(event.at * 1000),
-    });
-    run.laneEvents.set(event.trackId, events);
-    if (event.kind === 'completed') writeTrack(run, event.trackId, 'served');
-    else if (event.kind === 'balked') writeTrack(run, event.trackId, 'balked');
-    else if (event.kind === 'lost') writeTrack(run, event.trackId, 'lost');
-  }
-
-  /** One car under two tracks: the later takes the earlier's id, events and paid order. */
-  function mergeCars(run: Run, from: number, into: number) {
-    const id = run.trackIds.get(from);
-    if (id) run.trackIds.set(into, id);
-    const events = [...(run.laneEvents.get(from) ?? []), ...(run.laneEvents.get(into) ?? [])];
-    run.laneEvents.set(
-      into,
-      events.sort((a, b) => String(a.at).localeCompare(String(b.at))),
-    );
-    run.laneEvents.delete(from);
-    const order = run.paidOrders.get(from);
-    if (order && !run.paidOrders.has(into)) run.paidOrders.set(into, order);
-    run.paidOrders.delete(from);
-  }
-
-  function writeTrack(run: Run, trackId: number, outcome: 'served' | 'balked' | 'lost') {
-    if (run.written.has(trackId)) return;
-    const car = run.pipeline.laneCar(trackId);
-    if (!car) return;
-    run.written.add(trackId);
-    const lane = laneZonesOf(run.camera.zones).lane;
-    const secondsIn = (zone: string | undefined) => {
-      const visits = zone === undefined ? undefined : car.zones[zone];
-      if (!visits) return null;
-      return round(
-        visits.reduce((sum, v) => sum + ((v.exit ?? car.lastSeenAt) - v.enter), 0),
-        1,
-      );
-    };
-    const entered = car.queueEnteredAt ?? car.firstSeenAt;
-    const left = car.completedAt ?? car.lastSeenAt;
-    history.addTrack({
-      id: run.trackIds.get(trackId) ?? deps.newId(),
-      camera_id: run.camera.id,
-      entered_at: iso(entered * 1000),
-      left_at: iso(left * 1000),
-      outcome,
-      order_id: run.paidOrders.get(trackId) ?? null,
-      pulled_forward: car.pulledForward,
-      times: {
-        menu_board: secondsIn(lane?.menu),
-        pay_window: secondsIn(lane?.pay),
-        pickup_window: secondsIn(lane?.pickup),
-        pull_forward: secondsIn(lane?.bay),
-        total: round(left - entered, 1),
-      },
-      events: run.laneEvents.get(trackId) ?? [],
-    });
-    run.paidOrders.delete(trackId);
-    run.laneEvents.delete(trackId);
-  }
-
-  function writeLaneState(run: Run, force: boolean) {
-    const status = run.pipeline.laneStatus(clock.now().getTime());
-    if (!status) return;
-    const now = clock.now().getTime();
-    const key = `${status.queue_length}/${status.status}/${status.cars.map((c) => c.track_id).join(',')}`;
-    const since = now - run.lastLaneWrite.at;
-    const changed = key !== run.lastLaneWrite.key;
-    if (!force && !(changed && since >= LANE_STATE_MIN_MS) && since < LANE_STATE_MAX_MS) return;
-    run.lastLaneWrite = { at: now, key };
-    history.saveLaneState({
-      camera_id: run.camera.id,
-      queue_length: status.queue_length,
-      estimated_wait_seconds: status.estimated_wait_seconds,
-      orders_per_hour: status.orders_per_hour,
-      status: status.status,
-      cars: status.cars,
-      counts: status.counts,
-      updated_at: iso(now),
-    });
   }
 
   function occupancyRecord(): OccupancyRecord | undefined {
@@ -424,69 +312,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
 
   function checkAlerts(run: Run, figures: MinuteFigures) {
     for (const threshold of thresholdsFor(run.settings.camera.inference_fps))
-      judge(run.camera.id, run.model, threshold, figureOf(threshold.metric, figures));
-  }
-
-  /** Raises, changes or clears the camera's alert on one metric (an event each time, synced up). */
-  function judge(cameraId: string, modelId: string, threshold: Threshold, value: number | null) {
-    const key = `${cameraId}/${threshold.metric}`;
-    const severity = severityOf(threshold, value);
-    const previous = alerts.get(key);
-    if (severity === previous?.severity) return;
-    const at = clock.now().toISOString();
-    const raised: AlertState | undefined = severity && {
-      camera_id: cameraId,
-      model_id: modelId,
-      metric: threshold.metric,
-      severity,
-      value: value!,
-      threshold: threshold[severity],
-      since: at,
-    };
-    if (raised) alerts.set(key, raised);
-    else alerts.delete(key);
-    const data = raised
-      ? { ...raised, state: 'raised' }
-      : { ...previous!, value, state: 'cleared', cleared_at: at };
-    deps.db.transaction(() => deps.changes.emit('vision.alert', data))();
-    if (raised) log.warn({ cameraId, metric: threshold.metric, severity, value }, 'vision alert');
-    else log.info({ cameraId, metric: threshold.metric, value }, 'vision alert cleared');
-  }
-
-  /**
-   * A person says whether the camera got a verification right (the kiosk asks on a mismatch). Over
-   * the last day's reviews, with enough of them to mean something, that is the camera's detection
-   * accuracy, judged against its thresholds.
-   */
-  function review(
-    verificationId: string,
-    input: { correct: boolean; note?: string | undefined },
-    by: string,
-  ) {
-    const verification = history.verification(verificationId);
-    if (!verification) throw new VisionUnavailableError('Verification not found', 'VERIFICATION_NOT_FOUND');
-    const at = clock.now();
-    history.review({
-      verification_id: verificationId,
-      camera_id: verification.camera_id,
-      correct: input.correct,
-      note: input.note ?? null,
-      reviewed_by: by,
-      reviewed_at: at.toISOString(),
-    });
-    const since = new Date(at.getTime() - ACCURACY_WINDOW_MS).toISOString();
-    const { reviewed, correct } = history.accuracy(verification.camera_id, since);
-    const accuracy = reviewed > 0 ? Math.round((correct / reviewed) * 1000) / 1000 : null;
-    const camera = registry.camera(verification.camera_id);
-    const settings = camera && registry.effectiveSettings(camera.id);
-    const model = camera ? modelNameFor(camera.type, settings?.camera.model_variant ?? null) : 'unknown';
-    if (reviewed >= MIN_REVIEWS) judge(verification.camera_id, model, ACCURACY_THRESHOLD, accuracy);
-    return {
-      verification_id: verificationId,
-      correct: input.correct,
-      camera_id: verification.camera_id,
-      accuracy: { value: accuracy, reviewed, window_hours: ACCURACY_WINDOW_MS / 3_600_000 },
-    };
+      alerts.judge(run.camera.id, run.model, threshold, figureOf(threshold.metric, figures));
   }
 
   // ---- starting and stopping cameras ----
@@ -548,6 +374,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
       .filter((zone) => /^(space|parking)[-_ ]?/i.test(zone.name))
       .map((zone) => ({ id: zone.name, polygon: zone.polygon as [number, number][] }));
     const dining = camera.zones.find((zone) => /^dining/i.test(zone.name));
+    const trackIds = new Map<number, string>();
     const run: Run = {
       camera,
       settings,
@@ -561,12 +388,12 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
         frames_inferred: 0,
         detections: 0,
       }),
-      trackIds: new Map(),
-      written: new Set(),
-      paidOrders: new Map(),
-      laneEvents: new Map(),
+      trackIds,
+      lane:
+        camera.type === 'drive_thru_lane'
+          ? createLaneRecord(camera, pipeline, trackIds, { history, clock, newId: deps.newId })
+          : undefined,
       lastSnapshotAt: 0,
-      lastLaneWrite: { at: 0, key: '' },
       lastStateWrite: 0,
       diners: 0,
       parking: { occupied: 0, total: camera.type === 'parking' ? spaces.length : 0 },
@@ -590,7 +417,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
     }) as (payload: never) => void);
     pipeline.on('lane', ((event: LaneEvent) => {
       try {
-        onLaneEvent(run, event);
+        run.lane?.onEvent(event);
       } catch (error) {
         log.error({ err: error, cameraId: camera.id }, 'lane event not recorded');
       }
@@ -605,7 +432,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
         const at = clock.now().getTime();
         if (minuteOf(at) > run.minutes.minute) closeMinute(run, at);
         if (at - run.lastStateWrite >= CAMERA_STATE_EVERY_MS) writeCameraState(run);
-        if (camera.type === 'drive_thru_lane') writeLaneState(run, false);
+        run.lane?.writeState();
       }, STATUS_EVERY_MS),
     );
     for (const timer of run.timers) timer.unref();
@@ -693,88 +520,10 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
 
   async function verify(request: VerifyRequest) {
     const run = pickupCamera(request.cameraId);
-    let lastFrame: { data: Buffer; width: number; height: number } | undefined;
-    const results = await run.pipeline
-      .inspect(VERIFY_FRAMES, VERIFY_TIMEOUT_MS, (result) => {
-        lastFrame = {
-          data: Buffer.from(result.frame.data),
-          width: result.frame.width,
-          height: result.frame.height,
-        };
-      })
-      .catch((error: Error) => {
-        throw new VisionUnavailableError(
-          `The pickup camera gave no picture: ${error.message}`,
-          'CAMERA_NOT_RUNNING',
-        );
-      });
-    const minConfidence = run.settings.camera.min_confidence;
-    const detections = consensusDetections(
-      results.map((result) => result.candidates),
-      { mapping: options.menuMapping, minConfidence },
+    return verifier.verify(
+      { id: run.camera.id, minConfidence: run.settings.camera.min_confidence, pipeline: run.pipeline },
+      request,
     );
-    const verification = verifyOrder({
-      expected: request.expected,
-      detections,
-      mapping: options.menuMapping,
-      minConfidence,
-    });
-    const at = clock.now();
-    const snapshot =
-      lastFrame &&
-      (await saveSnapshot(
-        run.camera.id,
-        'verification',
-        lastFrame,
-        verification.detections.map((d) => ({
-          box: d.box,
-          label: `${d.name}${d.matched ? '' : ' ?'} ${d.confidence.toFixed(2)}`,
-        })),
-        at,
-      ));
-    const row = {
-      id: deps.newId(),
-      order_id: request.orderId,
-      camera_id: run.camera.id,
-      trigger: request.trigger,
-      verified: verification.verified,
-      detections: verification.detections.map(({ name, confidence, matched }) => ({
-        name,
-        confidence: round(confidence, 3),
-        matched,
-      })),
-      missing_items: verification.missing_items,
-      extra_items: verification.extra_items,
-      snapshot: snapshot ?? null,
-      created_at: at.toISOString(),
-    };
-    deps.db.transaction(() => {
-      history.addVerification(row);
-      // The kiosk and the KDS hear it on the store's event feed; a mismatch asks for attention.
-      deps.changes.emit('vision.order_verified', {
-        verification_id: row.id,
-        order_id: row.order_id,
-        camera_id: row.camera_id,
-        trigger: row.trigger,
-        verified: row.verified,
-        missing_items: row.missing_items,
-        extra_items: row.extra_items,
-        snapshot: row.snapshot,
-      });
-    })();
-    if (!row.verified)
-      log.warn(
-        { orderId: row.order_id, missing: row.missing_items, extra: row.extra_items },
-        'order verification: mismatch',
-      );
-    return { ...row, unverifiable: verification.unverifiable, uncertain: verification.uncertain };
-  }
-
-  /** An order's items as the camera counts them: quantities of the same name added up. */
-  function expectedItems(items: ReadonlyArray<{ name: string; quantity: number }>): ItemCount[] {
-    const byName = new Map<string, number>();
-    for (const item of items) byName.set(item.name, (byName.get(item.name) ?? 0) + item.quantity);
-    return [...byName].map(([name, quantity]) => ({ name, quantity }));
   }
 
   function onOrderReady(orderId: string) {
@@ -789,26 +538,10 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
     );
   }
 
-  /** A drive-thru order paid now belongs to the car at the pay window (or the one that just left it). */
+  /** A drive-thru order paid now belongs to the car at a lane's pay window. */
   function onPayment(orderId: string) {
-    const order = deps.orders.get(orderId);
-    if (order.order_type !== 'drive_thru') return;
-    for (const run of runs.values()) {
-      const lane = run.camera.type === 'drive_thru_lane' ? laneZonesOf(run.camera.zones).lane : undefined;
-      if (!lane) continue;
-      const status = run.pipeline.laneStatus(clock.now().getTime());
-      const linked = new Set(run.paidOrders.keys());
-      const atWindow = status?.cars.find((car) => car.zone === lane.pay && !linked.has(car.track_id));
-      const nextBest = status?.cars
-        .filter((car) => !linked.has(car.track_id) && run.pipeline.laneCar(car.track_id)?.paid)
-        .sort((a, b) => a.position - b.position)
-        .at(-1);
-      const car = atWindow ?? nextBest;
-      if (car) {
-        run.paidOrders.set(car.track_id, orderId);
-        return;
-      }
-    }
+    if (deps.orders.get(orderId).order_type !== 'drive_thru') return;
+    for (const run of runs.values()) if (run.lane?.linkPayment(orderId)) return;
   }
 
   function onStoreEvent(message: string) {
@@ -839,7 +572,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
     running: () => [...runs.keys()],
     pipeline: (cameraId: string) => runs.get(cameraId)?.pipeline,
     verify,
-    review,
+    review: verifier.review,
     /** Live lane figures of a lane camera (the first lane camera by default). */
     laneStatus(cameraId?: string) {
       const run =
@@ -851,7 +584,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
       return status && { camera_id: run.camera.id, online: run.pipeline.status === 'online', ...status };
     },
     occupancy: occupancyRecord,
-    alerts: () => [...alerts.values()],
+    alerts: alerts.list,
     /** Every running camera's live figures, with the model it runs. */
     liveMetrics: () =>
       [...runs.values()].map((run) => ({

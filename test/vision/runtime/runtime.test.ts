@@ -325,7 +325,7 @@ describe('the vision runtime on a real appliance', () => {
         const body = response.statusCode === 200 ? response.json().data : undefined;
         return body?.parking.occupied > 0 ? body : undefined;
       },
-      20_000,
+      60_000,
     );
     expect(record).toMatchObject({
       location_id: LOCATION,
@@ -345,7 +345,7 @@ describe('the vision runtime on a real appliance', () => {
     expect(stored).toBeDefined();
     await call(store.manager, 'DELETE', '/v1/vision/cameras/park');
     await store.app.vision!.settled();
-  }, 40_000);
+  }, 80_000);
 
   it('calibrates a lane camera for managers: a still, and whether its zones make a lane', async () => {
     const denied = await call(store.cashier, 'POST', '/v1/vision/cameras/lane/calibrate');
