@@ -31,7 +31,12 @@ export const CameraSettingsSchema = Type.Object(
     iou_threshold: Type.Optional(Fraction),
     inference_fps: Type.Optional(Rate),
     inference_resolution: Type.Optional(Type.String({ pattern: SIZE_PATTERN, description: '1280x720' })),
-    model_variant: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    model_variant: Type.Optional(
+      Type.String({
+        pattern: '^[a-z0-9][a-z0-9_-]{0,63}$',
+        description: 'The name of a model in the models folder or installed by model sync (e.g. vehicles)',
+      }),
+    ),
   },
   strict,
 );

@@ -101,6 +101,7 @@ describe('vision settings', () => {
     expect(await fields(camera, { iou_threshold: -0.1 })).toEqual(['body.iou_threshold']);
     expect(await fields(camera, { inference_fps: 0 })).toEqual(['body.inference_fps']);
     expect(await fields(camera, { confidence: 0.5 })).toEqual(['body.confidence']);
+    expect(await fields(camera, { model_variant: '../models/x' })).toEqual(['body.model_variant']);
     expect(await fields('/v1/vision/drive-thru/settings', { min_track_length: 0.5 })).toEqual([
       'body.min_track_length',
     ]);
