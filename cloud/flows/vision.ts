@@ -39,7 +39,6 @@ const ENROLLED = new Set(['active', 'online', 'offline']);
 /** Settings commands looked through for one of them: far more than a store's changes in a day (their lifetime). */
 const COMMANDS_SCANNED = 200;
 
-/** A calibration asked while the store is offline is still worth doing within the hour, not the next day. */
 const notFound = (error: unknown) => {
   if (error instanceof AppError && error.status === 404) return undefined;
   throw error;
