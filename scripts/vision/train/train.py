@@ -4,6 +4,10 @@ Trains the detector (detector.py) on a prepared set and exports it for the appli
     /usr/bin/python3 scripts/vision/train/train.py --data data/vision/train/vehicles \
         --out models/vehicles --epochs 30 --width 16 --seed 1
 
+Scenes seen from straight above (trays) can also be flipped upside down (`--vflip`); `--varifocal`
+lets true objects' scores reach their box's IoU (see detector.loss_fn). On a shared machine one
+thread (`--threads 1`) trains faster than several fighting for the cores.
+
 The prepared set (written by scripts/vision/train/prepare.ts from the synthetic world's images
 and labels) is a folder with `index.json` — {"size": S, "classes": [...], "images":
 [{"file": "000001.rgb", "boxes": [[class, x1, y1, x2, y2], ...]}, ...]} — and one raw file per
@@ -62,11 +66,15 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--version", default="1.0.0")
     parser.add_argument("--task", default="detect")
+    parser.add_argument("--vflip", action="store_true", help="also flip upside down: scenes seen from above")
+    parser.add_argument("--varifocal", action="store_true", help="weight positive points by their IoU target")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--source", help="how the data was made, recorded in the manifest")
     args = parser.parse_args()
 
     random.seed(args.seed)
     torch.manual_seed(args.seed)
-    torch.set_num_threads(os.cpu_count() or 1)
+    torch.set_num_threads(args.threads)
     index, images, targets = load(args.data)
     size, classes = index["size"], index["classes"]
     model = Detector(len(classes), width=args.width)
@@ -81,7 +89,10 @@ def main():
             if random.random() < 0.5:  # horizontal flip: the world is not left-right specific
                 x = x.flip(3)
                 y = [torch.stack([t[:, 0], size - t[:, 3], t[:, 2], size - t[:, 1], t[:, 4]], 1) if len(t) else t for t in y]
-            loss, _ = loss_fn(model, x, y, size)
+            if args.vflip and random.random() < 0.5:
+                x = x.flip(2)
+                y = [torch.stack([t[:, 0], t[:, 1], size - t[:, 4], t[:, 3], size - t[:, 2]], 1) if len(t) else t for t in y]
+            loss, _ = loss_fn(model, x, y, size, varifocal=args.varifocal)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -104,6 +115,7 @@ def main():
     )
     with open(onnx_file, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
+    options = [f"--{name}" for name in ("vflip", "varifocal") if getattr(args, name)]
     manifest = {
         "name": os.path.basename(args.out),
         "version": args.version,
@@ -120,6 +132,8 @@ def main():
             "seed": args.seed,
             "seconds": round(time.time() - started),
             "recipe": "scripts/vision/train/train.py",
+            **({"options": options} if options else {}),
+            **({"data": args.source} if args.source else {}),
         },
     }
     with open(args.out + ".json", "w") as f:

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createDetector } from '../../../appliance/vision/detect/detector.ts';
 import { loadModel } from '../../../appliance/vision/detect/model.ts';
+import { CAMERA_DEFAULTS } from '../../../appliance/vision/settings/schemas.ts';
 import { verifyOrder } from '../../../appliance/vision/verify/compare.ts';
 import { evaluateVerification, type VerificationCase } from '../../../appliance/vision/verify/evaluate.ts';
 import { resolveMenuMapping } from '../../../appliance/vision/verify/mapping.ts';
@@ -11,16 +12,11 @@ import { generateTray, renderTray, TRAY_HEIGHT, TRAY_WIDTH } from '../../../scri
 const MODEL = join(import.meta.dirname, '../../../models/food-items');
 /** Held-out seeds (training starts at 10000). */
 const SEEDS = Array.from({ length: 600 }, (_, i) => 1 + i);
-/**
- * The pickup camera's `min_confidence` for this model: it scores some Cheeseburgers (told from a
- * Classic Burger by a thin layer of cheese) between 0.7 and 0.8, so at the spec's default 0.8 a few
- * correct trays read as missing one (2.4% false alarms); at 0.7, 0.6%.
- */
-const MIN_CONFIDENCE = 0.7;
 
 /**
  * The shipped food-item model on held-out synthetic trays, rendered as the camera would see them
- * and detected by the real onnxruntime, each tray's verdict against what is really on it.
+ * and detected by the real onnxruntime, each tray's verdict against what is really on it, at the
+ * pickup camera's default `min_confidence` (the spec's 0.8).
  */
 describe('order verification with the food-item model on held-out trays', () => {
   it('meets the bars: verdicts ≥ 97%, missing-item recall ≥ 98%, false alarms ≤ 2% of correct orders', async () => {
@@ -47,7 +43,7 @@ describe('order verification with the food-item model on held-out trays', () => 
             expected: ordered,
             detections: results[j]!.detections,
             mapping,
-            minConfidence: MIN_CONFIDENCE,
+            minConfidence: CAMERA_DEFAULTS.min_confidence,
           });
           cases.push({ ordered, present, result });
         });
