@@ -144,16 +144,8 @@ def assign(targets, points, strides, radius=2.5):
     return index
 
 
-def loss_fn(model, images, targets_list, size, varifocal=False):
-    """
-    targets_list: per image a tensor [n, 5] (class, x1, y1, x2, y2) in input pixels.
-
-    Class scores learn the IoU of their box. By default every point is weighted focal-style by how
-    far its score is from its target (quality focal loss), which leaves true objects' scores short
-    of their IoU when two classes look alike. `varifocal` weights positive points by their target
-    instead (VarifocalNet), so a well-placed box's score climbs to its IoU; background points keep
-    the focal weight.
-    """
+def loss_fn(model, images, targets_list, size):
+    """targets_list: per image a tensor [n, 5] (class, x1, y1, x2, y2) in input pixels."""
     out = model(images)  # [b, 4 + c, a]
     points, strides = grid_points(size)
     pred_boxes = out[:, :4].permute(0, 2, 1)  # cx, cy, w, h
@@ -175,8 +167,6 @@ def loss_fn(model, images, targets_list, size, varifocal=False):
         p = scores[i]
         bce = F.binary_cross_entropy(p, cls_target, reduction="none")
         weight = (cls_target - p).abs().pow(2.0)  # focal-style: hard points count more
-        if varifocal:
-            weight = torch.where(cls_target > 0, cls_target, weight)
         total_cls = total_cls + (bce * weight).sum()
     n = max(positives, 1)
     return (total_box * 5.0 + total_cls) / n, positives

@@ -4,9 +4,8 @@ Trains the detector (detector.py) on a prepared set and exports it for the appli
     /usr/bin/python3 scripts/vision/train/train.py --data data/vision/train/vehicles \
         --out models/vehicles --epochs 30 --width 16 --seed 1
 
-Scenes seen from straight above (trays) can also be flipped upside down (`--vflip`); `--varifocal`
-lets true objects' scores reach their box's IoU (see detector.loss_fn). On a shared machine one
-thread (`--threads 1`) trains faster than several fighting for the cores.
+Scenes seen from straight above (trays) can also be flipped upside down (`--vflip`). On a shared
+machine one thread (`--threads 1`) trains faster than several fighting over the cores.
 
 The prepared set (written by scripts/vision/train/prepare.ts from the synthetic world's images
 and labels) is a folder with `index.json` — {"size": S, "classes": [...], "images":
@@ -67,9 +66,7 @@ def main():
     parser.add_argument("--version", default="1.0.0")
     parser.add_argument("--task", default="detect")
     parser.add_argument("--vflip", action="store_true", help="also flip upside down: scenes seen from above")
-    parser.add_argument("--varifocal", action="store_true", help="weight positive points by their IoU target")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--source", help="how the data was made, recorded in the manifest")
     args = parser.parse_args()
 
     random.seed(args.seed)
@@ -92,7 +89,7 @@ def main():
             if args.vflip and random.random() < 0.5:
                 x = x.flip(2)
                 y = [torch.stack([t[:, 0], t[:, 1], size - t[:, 4], t[:, 3], size - t[:, 2]], 1) if len(t) else t for t in y]
-            loss, _ = loss_fn(model, x, y, size, varifocal=args.varifocal)
+            loss, _ = loss_fn(model, x, y, size)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -115,7 +112,6 @@ def main():
     )
     with open(onnx_file, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
-    options = [f"--{name}" for name in ("vflip", "varifocal") if getattr(args, name)]
     manifest = {
         "name": os.path.basename(args.out),
         "version": args.version,
@@ -132,8 +128,7 @@ def main():
             "seed": args.seed,
             "seconds": round(time.time() - started),
             "recipe": "scripts/vision/train/train.py",
-            **({"options": options} if options else {}),
-            **({"data": args.source} if args.source else {}),
+            **({"options": ["--vflip"]} if args.vflip else {}),
         },
     }
     with open(args.out + ".json", "w") as f:
