@@ -1,0 +1,55 @@
+/**
+ * The kiosk window as the Electron main process makes it: one full-screen window on the
+ * appliance's own display, no menus, the renderer without Node and isolated from the preload, and
+ * dev tools only outside production. Plain data, so it is tested without Electron (whose binary
+ * cannot be downloaded on our machines).
+ */
+
+export interface KioskWindowSettings {
+  /** Production: kiosk mode, no dev tools. Development keeps a normal, inspectable window. */
+  production: boolean;
+  /** The preload script's absolute path (contextBridge only). */
+  preload: string;
+}
+
+/** The subset of Electron's BrowserWindowConstructorOptions the kiosk sets. */
+export interface KioskWindowOptions {
+  kiosk: boolean;
+  fullscreen: boolean;
+  frame: boolean;
+  autoHideMenuBar: boolean;
+  backgroundColor: string;
+  show: boolean;
+  webPreferences: {
+    preload: string;
+    contextIsolation: true;
+    nodeIntegration: false;
+    nodeIntegrationInWorker: false;
+    sandbox: true;
+    webSecurity: true;
+    devTools: boolean;
+    spellcheck: false;
+  };
+}
+
+export function kioskWindowOptions(settings: KioskWindowSettings): KioskWindowOptions {
+  return {
+    kiosk: settings.production,
+    fullscreen: settings.production,
+    frame: !settings.production,
+    autoHideMenuBar: true,
+    // Dark until the first paint, so the screen never flashes white at start or on a reload.
+    backgroundColor: '#111418',
+    show: false,
+    webPreferences: {
+      preload: settings.preload,
+      contextIsolation: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      sandbox: true,
+      webSecurity: true,
+      devTools: !settings.production,
+      spellcheck: false,
+    },
+  };
+}
