@@ -1,5 +1,6 @@
 /** Percentiles of latencies in ms, at a resolution that tells sub-millisecond figures apart. */
 import { round } from '../lib/load.ts';
+import { Samples as GrowableSamples } from '../lib/samples.ts';
 
 export interface Percentiles {
   count: number;
@@ -22,26 +23,9 @@ export function percentiles(values: Float64Array): Percentiles {
   };
 }
 
-/** A Float64Array that grows as values are pushed (a saturated case records a million latencies). */
-export class Samples {
-  #values = new Float64Array(1 << 16);
-  #length = 0;
-
-  push(value: number) {
-    if (this.#length === this.#values.length) {
-      const grown = new Float64Array(this.#values.length * 2);
-      grown.set(this.#values);
-      this.#values = grown;
-    }
-    this.#values[this.#length] = value;
-    this.#length += 1;
-  }
-
-  get length() {
-    return this.#length;
-  }
-
-  view() {
-    return this.#values.subarray(0, this.#length);
+/** A saturated case records a million latencies: start large. */
+export class Samples extends GrowableSamples {
+  constructor() {
+    super(1 << 16);
   }
 }

@@ -38,30 +38,4 @@ export function delayPercentiles(histogram: IntervalHistogram, resolutionMs: num
   };
 }
 
-/** Values pushed one at a time, kept whole for the window's percentiles. */
-export class Samples {
-  #values = new Float64Array(1024);
-  #length = 0;
-
-  push(value: number) {
-    if (this.#length === this.#values.length) {
-      const grown = new Float64Array(this.#values.length * 2);
-      grown.set(this.#values);
-      this.#values = grown;
-    }
-    this.#values[this.#length] = value;
-    this.#length += 1;
-  }
-
-  clear() {
-    this.#length = 0;
-  }
-
-  get length() {
-    return this.#length;
-  }
-
-  view() {
-    return this.#values.subarray(0, this.#length);
-  }
-}
+export { Samples } from '../lib/samples.ts';
