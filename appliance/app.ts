@@ -6,6 +6,7 @@ import type { Clock } from '../shared/clock.ts';
 import { conventionsPlugin } from '../shared/http/conventions.ts';
 import { serverOptions } from '../shared/http/server-options.ts';
 import type { IdGenerator } from '../shared/ids.ts';
+import { createActionBoard } from './actions/index.ts';
 import {
   applianceAuthPlugin,
   applianceAuthRoutes,
@@ -28,6 +29,8 @@ import { completeOrder } from './flows/complete-order.ts';
 import { sendOrder } from './flows/send-order.ts';
 import { createInventoryService } from './inventory/index.ts';
 import { inventoryRoutes } from './inventory/routes.ts';
+import { createSyncDrainWatch, kioskRoutes } from './kiosk/server/index.ts';
+import { createEventPoller } from './kitchen/feed.ts';
 import { createKitchenService, kitchenRoutes } from './kitchen/index.ts';
 import { locationRoutes } from './location/routes.ts';
 import { createLocationService } from './location/service.ts';
@@ -37,7 +40,7 @@ import { orderRoutes } from './orders/routes.ts';
 import { createOrderService } from './orders/service.ts';
 import { createPaymentService } from './payments/index.ts';
 import { paymentRoutes } from './payments/routes.ts';
-import { applianceSyncRoutes, createApplianceSync } from './sync/index.ts';
+import { applianceSyncRoutes, createApplianceSync, createSyncStatus } from './sync/index.ts';
 import type { SyncWorker, SyncWorkerOptions } from './sync/worker.ts';
 import { createTimeClockService } from './timeclock/index.ts';
 import { timeClockRoutes } from './timeclock/routes.ts';
@@ -116,6 +119,7 @@ export function createApplianceServices(config: ApplianceConfig, deps: Appliance
     vision,
     visionHistory: createVisionHistory(db, changes),
     auth,
+    actions: createActionBoard(clock),
     completeOrder: (orderId: string) => completeOrder({ db, orders, inventory }, orderId),
     sendOrder: (orderId: string) => sendOrder({ db, orders, kitchen }, orderId),
   };
@@ -199,6 +203,27 @@ export async function buildApplianceApp(
   // Stopped before the store closes: a round in progress finishes its transaction first.
   app.addHook('onClose', async () => worker?.stop());
   await app.register(applianceSyncRoutes, { prefix: '/v1/sync', db: deps.db, worker, clock: deps.clock });
+  const syncStatus = createSyncStatus(deps.db, worker, deps.clock);
+  const watchSyncDrain = createSyncDrainWatch(services.actions, deps.newId);
+  await app.register(kioskRoutes, {
+    distDir: config.kioskDir,
+    auth,
+    events: createEventPoller(deps.db),
+    sources: {
+      sync: () => {
+        const status = syncStatus();
+        watchSyncDrain(status);
+        return status;
+      },
+      devices: () => ({
+        items: services.devices.list(),
+        alerts: services.devices.alerts({ open: true, limit: 100 }),
+      }),
+      drive_thru: () => vision?.laneStatus() ?? null,
+      cameras: () => [],
+      actions: () => services.actions.list(),
+    },
+  });
   return app;
 }
 

@@ -37,6 +37,8 @@ export interface ApplianceConfig {
    */
   identity: ApplianceIdentity | undefined;
   vision: VisionConfig;
+  /** The built operator UI served at /kiosk/: APPLIANCE_KIOSK_DIR, else the repository's build. */
+  kioskDir: string;
 }
 
 export interface VisionConfig {
@@ -188,6 +190,9 @@ function mqttSettings(env: Env, identity: ApplianceIdentity | undefined): MqttSe
 /** The repository's (or the installed package's) models/ folder. */
 const BUNDLED_MODELS_DIR = fileURLToPath(new URL('../models', import.meta.url));
 
+/** Where `npm run kiosk:build` puts the operator UI (also right from the bundle in dist/). */
+const BUILT_KIOSK_DIR = fileURLToPath(new URL('../appliance/kiosk/web/dist', import.meta.url));
+
 function visionConfig(env: Env, dataDir: string): VisionConfig {
   const switchedOff = present(env, 'APPLIANCE_VISION');
   if (switchedOff !== undefined && switchedOff !== 'on' && switchedOff !== 'off')
@@ -289,6 +294,7 @@ export function loadApplianceConfig(env: Env): ApplianceConfig {
     fleet: fleetSettings(env, sync.credential, identity),
     identity,
     vision: visionConfig(env, dataDir),
+    kioskDir: present(env, 'APPLIANCE_KIOSK_DIR') ?? BUILT_KIOSK_DIR,
   };
 }
 

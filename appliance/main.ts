@@ -218,6 +218,7 @@ export async function startAppliance(
       vision: app.vision?.fleet,
       healthCheck: options.healthCheck,
       restartDelayMs: options.restartDelayMs,
+      actions: services.actions,
     });
   }
   // Not awaited: the store works with the cloud away, and the link keeps trying to reach it.

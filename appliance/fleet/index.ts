@@ -3,10 +3,12 @@
  * journal that makes each command act once, and what each command does here: sync now, restart
  * (itself, or a store device through its broker), settings, and signed over-the-air updates.
  */
+
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.ts';
+import type { ActionBoard } from '../actions/index.ts';
 import type { FleetSettings } from '../config.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
 import type { DeviceCommands, DeviceRegistry } from '../devices/registry/index.ts';
@@ -38,6 +40,8 @@ export interface ApplianceFleetDeps {
   /** Does an applied version work? Default: its folder holds the downloaded artifact. */
   healthCheck?: UpdaterOptions['healthCheck'] | undefined;
   restartDelayMs?: number | undefined;
+  /** Where the store's screens watch long commands (a model sync, an update) move. */
+  actions?: ActionBoard | undefined;
 }
 
 const artifactPresent: UpdaterOptions['healthCheck'] = (versionDir) =>
@@ -82,6 +86,7 @@ export async function createApplianceFleet(settings: FleetSettings, deps: Applia
     handlers: createFleetHandlers({ ...deps, settings: store, updater }),
     clock: deps.clock,
     log,
+    actions: deps.actions,
   });
   return {
     link,

@@ -10,6 +10,7 @@ import {
   readCommand,
 } from '../../shared/devices/fleet-protocol.ts';
 import { fleetTopic } from '../../shared/mqtt/topics.ts';
+import type { ActionBoard } from '../actions/index.ts';
 import type { CommandJournal } from './journal.ts';
 
 export interface CommandContext {
@@ -39,7 +40,17 @@ export interface ApplianceFleetLinkOptions {
   handlers: Partial<Record<CommandKind, CommandHandler>>;
   clock: Clock;
   log: Logger;
+  actions?: ActionBoard | undefined;
 }
+
+/** What the store's screens call the commands that take a while. */
+const ACTION_LABELS: Partial<Record<CommandKind, string>> = {
+  update: 'Installing a software update',
+  models_sync: 'Downloading camera models',
+  calibrate: 'Calibrating a camera',
+  sync_now: 'Syncing with the cloud (asked by the cloud)',
+  settings: 'Applying settings from the cloud',
+};
 
 /**
  * The appliance's end of the fleet link. Its session is persistent (clean: false, QoS 1), so
@@ -72,14 +83,22 @@ export function createApplianceFleetLink(options: ApplianceFleetLinkOptions) {
   async function run(command: FleetCommand, handler: CommandHandler) {
     const controller = new AbortController();
     running.set(command.id, controller);
+    const label = ACTION_LABELS[command.kind];
+    if (label) options.actions?.start(command.id, command.kind, label);
     try {
       const result = await handler(command, {
-        progress: (fraction) => ack(command.id, 'progress', { progress: Math.min(1, Math.max(0, fraction)) }),
+        progress: (fraction) => {
+          options.actions?.progress(command.id, fraction);
+          ack(command.id, 'progress', { progress: Math.min(1, Math.max(0, fraction)) });
+        },
         signal: controller.signal,
       });
+      options.actions?.finish(command.id, 'succeeded');
       finish(command, 'succeeded', result ? { result } : {});
     } catch (error) {
-      finish(command, 'failed', { reason: (error as Error).message.slice(0, 500) });
+      const reason = (error as Error).message.slice(0, 500);
+      options.actions?.finish(command.id, 'failed', reason);
+      finish(command, 'failed', { reason });
     } finally {
       running.delete(command.id);
     }

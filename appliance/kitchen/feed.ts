@@ -88,7 +88,7 @@ export type EventPoller = ReturnType<typeof createEventPoller>;
  * Browsers cannot set headers on a WebSocket, so the feed takes its token in the query. It moves
  * to the Authorization header for the usual check, and out of the URL so no log line carries it.
  */
-async function tokenFromQuery(request: FastifyRequest) {
+export async function tokenFromQuery(request: FastifyRequest) {
   const url = new URL(request.raw.url ?? '/', 'http://appliance');
   const token = url.searchParams.get('access_token');
   if (!token) return;

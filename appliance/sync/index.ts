@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { Histogram, type Registry } from 'prom-client';
 import type { Clock } from '../../shared/clock.ts';
@@ -60,7 +60,7 @@ export function createApplianceSync(
   );
 }
 
-const SyncStatusSchema = Type.Object({
+export const SyncStatusSchema = Type.Object({
   configured: Type.Boolean({ description: 'CLOUD_URL and APPLIANCE_CLOUD_CREDENTIAL are set' }),
   online: Type.Boolean({ description: 'The last round reached the cloud' }),
   queue_depth: Type.Integer({ description: 'Changes the cloud has not answered yet' }),
@@ -75,26 +75,19 @@ const SyncStatusSchema = Type.Object({
   cursor: Type.Integer(),
 });
 
-/** `GET /v1/sync/status` for the kiosk; `POST /v1/sync/now` runs a round and answers with the status. */
-export async function applianceSyncRoutes(
-  app: FastifyInstance,
-  opts: { db: ApplianceDatabase; worker: SyncWorker | undefined; clock: Clock },
-) {
-  const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const doc = { tags: ['sync'], security: [{ bearer: [] }] };
-  const queue = opts.db.prepare(
+/** What `GET /v1/sync/status` answers, read fresh on each call (the kiosk's feed calls it each second). */
+export function createSyncStatus(db: ApplianceDatabase, worker: SyncWorker | undefined, clock: Clock) {
+  const queue = db.prepare(
     'select count(*) as n, min(occurred_at) as oldest from outbox where pushed_at is null',
   );
-  const state = opts.db.prepare('select * from sync_state where id = 1');
-  const status = () => {
+  const state = db.prepare('select * from sync_state where id = 1');
+  return (): SyncStatus => {
     const { n, oldest } = queue.get() as { n: number; oldest: string | null };
     const s = state.get() as Record<string, string | number | null>;
-    const age = oldest
-      ? Math.max(0, Math.floor((opts.clock.now().getTime() - Date.parse(oldest)) / 1000))
-      : 0;
+    const age = oldest ? Math.max(0, Math.floor((clock.now().getTime() - Date.parse(oldest)) / 1000)) : 0;
     return {
-      configured: opts.worker !== undefined,
-      online: opts.worker?.online ?? false,
+      configured: worker !== undefined,
+      online: worker?.online ?? false,
       queue_depth: n,
       oldest_pending_at: oldest,
       oldest_pending_age_seconds: age,
@@ -107,6 +100,18 @@ export async function applianceSyncRoutes(
       cursor: Number(s.cursor),
     };
   };
+}
+
+export type SyncStatus = Static<typeof SyncStatusSchema>;
+
+/** `GET /v1/sync/status` for the kiosk; `POST /v1/sync/now` runs a round and answers with the status. */
+export async function applianceSyncRoutes(
+  app: FastifyInstance,
+  opts: { db: ApplianceDatabase; worker: SyncWorker | undefined; clock: Clock },
+) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const doc = { tags: ['sync'], security: [{ bearer: [] }] };
+  const status = createSyncStatus(opts.db, opts.worker, opts.clock);
 
   r.get(
     '/status',

@@ -121,8 +121,13 @@ export function createSyncWorker(
           await run();
         }
         if (!online && !stopped) void run();
-      } catch {
-        // Unreachable: the round's back-off covers reconnecting; wait before asking again.
+      } catch (error) {
+        // The open wait request is the first to notice the cloud going away; the screens should
+        // not learn it only at the next scheduled round. The round's back-off covers reconnecting.
+        if (error instanceof CloudUnavailableError && online) {
+          observability.log?.warn({ err: error }, 'sync: the cloud is unreachable; selling continues');
+          online = false;
+        }
         await new Promise((resolve) =>
           setTimeout(resolve, Math.max(options.minBackoffMs, backoffMs || 1000)),
         );
