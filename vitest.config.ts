@@ -5,7 +5,11 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * their own: on two cores they would otherwise take the CPU the crash and delivery tests time their
  * retries against.
  */
-const CAMERA_HEAVY = ['test/vision/pipeline/*-eval.test.ts', 'test/vision/runtime/runtime.test.ts'];
+const CAMERA_HEAVY = [
+  'test/vision/pipeline/*-eval.test.ts',
+  'test/vision/runtime/runtime.test.ts',
+  'test/kiosk/ui/*.test.ts',
+];
 
 export default defineConfig({
   test: {

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { RunningAppliance } from '../appliance/main.ts';
+import type { VisionRegistry } from '../appliance/vision/registry/index.ts';
 import { DEMO_LANE, demoLaneClip, demoLaneZones, demoTrayClip } from './vision/world/demo-clips.ts';
 
 /** The order the pickup camera's trays hold: ring it up as a drive-thru order to see it verified. */
@@ -19,8 +19,11 @@ export const DEMO_TRAY_ORDER = [
 
 const LANE_SECONDS = 120;
 
-export async function startDemoCameras(appliance: RunningAppliance, dataDir: string, log: Logger) {
-  const vision = appliance.services.vision;
+/**
+ * Works on a running appliance's registry (its pipelines start as the cameras are enabled) as well
+ * as on one not started yet (they start with it).
+ */
+export async function startDemoCameras(vision: VisionRegistry, dataDir: string, log: Logger) {
   const clips = join(dataDir, 'demo-clips');
   const started = Date.now();
   const [lane, tray] = await Promise.all([

@@ -13,6 +13,7 @@ import {
   summarizeApplianceOrders,
 } from './appliance-orders.ts';
 import { type AuthBenchOptions, runAuthBench, summarizeAuth } from './auth.ts';
+import { runKioskBench, summarizeKiosk } from './kiosk.ts';
 import { summarizeMqtt } from './mqtt/report.ts';
 import { runMqttBench } from './mqtt.ts';
 import type { Backend } from './sync/observe.ts';
@@ -90,6 +91,14 @@ const BENCHMARKS: Record<string, Benchmark> = {
         cpuProfileDir: options.cpuProfileDir,
       });
       return { report, summary: summarizeVision(report), ok: report.valid };
+    },
+  },
+  kiosk: {
+    description:
+      'operator UI: bundle size gzipped, and first render after PIN sign-in in Chromium against the login request alone',
+    async run(options) {
+      const report = await runKioskBench({ quick: options.quick });
+      return { report, summary: summarizeKiosk(report), ok: report.valid };
     },
   },
 };

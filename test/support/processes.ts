@@ -8,6 +8,8 @@ const START_TIMEOUT_MS = 60_000;
 export interface Started {
   child: ChildProcess;
   port: number;
+  /** The log line that said it was listening (other ports it chose are on it too). */
+  line: string;
 }
 
 /**
@@ -51,7 +53,7 @@ export function startProcess(
         if (!port) continue;
         clearTimeout(timer);
         child.removeAllListeners('exit');
-        resolve({ child, port: Number(port[1]) });
+        resolve({ child, port: Number(port[1]), line });
       }
     });
   });
