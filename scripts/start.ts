@@ -136,8 +136,9 @@ async function startDemoAppliance(
   appliance = await startAppliance(config, undefined, options);
   if (process.env.DEMO_CAMERAS !== 'off')
     // Rendering the clips takes a few seconds on first start: the store is serving meanwhile.
-    startDemoCameras(appliance, applianceDir, pino({ level: 'info' })).catch((error: unknown) =>
-      process.stderr.write(`start: the demo cameras could not start: ${(error as Error).message}\n`),
+    startDemoCameras(appliance.services.vision, applianceDir, pino({ level: 'info' })).catch(
+      (error: unknown) =>
+        process.stderr.write(`start: the demo cameras could not start: ${(error as Error).message}\n`),
     );
   return {
     get appliance() {
