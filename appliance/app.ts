@@ -21,6 +21,7 @@ import type { ApplianceDatabase } from './db/index.ts';
 import {
   type ApplianceBroker,
   createDeviceRegistry,
+  type DeviceCommands,
   type DeviceRegistryOptions,
   deviceRoutes,
   mqttWebSocketRoutes,
@@ -61,6 +62,8 @@ export interface ApplianceDeps {
   hasher?: SecretHasher | undefined;
   /** The store's MQTT broker; with it the API also serves MQTT over WebSocket at /mqtt. */
   broker?: ApplianceBroker | undefined;
+  /** Commands to the store's devices over that broker (main.ts wires them): the screens' restarts. */
+  deviceCommands?: DeviceCommands | undefined;
   log?: Logger | undefined;
   /** The device registry's timings; tests shorten them. */
   registry?: Partial<DeviceRegistryOptions> | undefined;
@@ -172,7 +175,14 @@ export async function buildApplianceApp(
     await app.register(mqttWebSocketRoutes, { broker: deps.broker });
   }
   await app.register(kitchenRoutes, { prefix: '/v1/commerce', db: deps.db, kitchen: services.kitchen });
-  await app.register(deviceRoutes, { prefix: '/v1/devices', devices: services.devices });
+  await app.register(deviceRoutes, {
+    prefix: '/v1/devices',
+    devices: services.devices,
+    commands: deps.deviceCommands,
+    clock: deps.clock,
+    newId: deps.newId,
+    commandTimeoutMs: config.devices.commandTimeoutMs,
+  });
   await app.register(visionApiRoutes, { prefix: '/api/vision', vision: services.vision });
   await app.register(visionRoutes, { prefix: '/v1/vision', vision: services.vision });
   const vision = config.vision.enabled

@@ -159,7 +159,7 @@ export async function startAppliance(
     },
   );
   const wired = wireDevices(config, broker, services.devices, log);
-  const app = await buildApplianceApp(config, { ...deps, broker }, services);
+  const app = await buildApplianceApp(config, { ...deps, broker, deviceCommands: wired.commands }, services);
   const closeDevices = async () => {
     wired.commands.close();
     wired.detach();

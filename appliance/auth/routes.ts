@@ -37,6 +37,23 @@ export const StaffProfileSchema = Type.Object({
   status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
 });
 
+export const SignInStaffSchema = Type.Object(
+  {
+    items: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        display_name: Type.String(),
+        identifier: Type.String({ description: 'what POST /v1/auth/login/pin takes as identifier' }),
+        initials: Type.String(),
+      }),
+    ),
+  },
+  {
+    description:
+      'Active staff of this store who have a PIN, by display name. The identifier is the username, or the email when there is none.',
+  },
+);
+
 /** The spec names the fields `identifier` and `pin` and accepts `email` and `code` for them. */
 function pinCredentials(body: PinLogin) {
   const problems: ErrorDetail[] = [];
@@ -59,6 +76,19 @@ const tags = ['auth'];
 export async function applianceAuthRoutes(app: FastifyInstance, { auth }: { auth: StaffAuth }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const signedIn = { onRequest: app.authenticate(), schema: { security: [{ bearer: [] }] } };
+
+  r.get(
+    '/staff',
+    {
+      schema: {
+        tags,
+        summary: 'The sign-in screen’s staff tiles; no token needed',
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: { 200: Envelope(SignInStaffSchema), ...errorResponses(400) },
+      },
+    },
+    async (request) => envelope(request.id, { items: auth.signInStaff() }),
+  );
 
   r.post(
     '/login/pin',

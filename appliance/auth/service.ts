@@ -11,7 +11,13 @@ import type { IdGenerator } from '../../shared/ids.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
 import type { CloudJwks } from './cloud-jwks.ts';
 import { loadApplianceKeys } from './keys.ts';
-import { type ApplianceSessionRow, createStaffStore, type Staff, type StaffStatus } from './staff-store.ts';
+import {
+  type ApplianceSessionRow,
+  createStaffStore,
+  type SignInStaff,
+  type Staff,
+  type StaffStatus,
+} from './staff-store.ts';
 import { createApplianceThrottle, type ThrottleKey, type ThrottlePolicies } from './throttle.ts';
 import { type AccessClaims, APPLIANCE_SESSION_TTL_SECONDS, createApplianceTokens } from './tokens.ts';
 
@@ -81,6 +87,21 @@ const profileOf = (staff: Staff) => ({
   display_name: staff.displayName,
   roles: staff.roles,
   status: staff.status,
+});
+
+/** Up to two letters for a tile: the first letters of the first and last words of the name. */
+const initialsOf = (name: string) => {
+  const words = name.trim().split(/\s+/).filter(Boolean);
+  const ends = words.length > 1 ? [words[0]!, words.at(-1)!] : words;
+  return ends.map((word) => Array.from(word)[0]!.toLocaleUpperCase()).join('');
+};
+
+/** What a sign-in tile shows: the identifier is the one PIN login looks the staff member up by. */
+const tileOf = (staff: SignInStaff) => ({
+  id: staff.id,
+  display_name: staff.displayName,
+  identifier: staff.username ?? staff.email,
+  initials: initialsOf(staff.displayName),
 });
 
 /** PIN login for store staff, the appliance's own sessions, and checks of any bearer token. */
@@ -192,6 +213,12 @@ export function createStaffAuth(options: StaffAuthOptions) {
       if (!staff) throw sessionEnded();
       return profileOf(staff);
     },
+
+    /** The sign-in screen's tiles: this tenant's active staff who can sign in by PIN. */
+    signInStaff: () => store.signInStaff(tenantId).map(tileOf),
+
+    /** Staff names by id for screens that list people; staff not on this appliance are left out. */
+    displayNames: (ids: string[]) => store.displayNames(tenantId, ids),
 
     /** Writes a staff member unless the stored copy is newer; true when written. */
     async upsertStaff(input: StaffInput) {

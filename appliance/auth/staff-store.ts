@@ -64,6 +64,14 @@ const toRow = (staff: Staff): StaffRow => ({
   updated_at: staff.updatedAt,
 });
 
+/** A staff member as the sign-in screen shows them. */
+export interface SignInStaff {
+  id: string;
+  email: string;
+  username: string | null;
+  displayName: string;
+}
+
 /** Staff, the appliance's sessions; statements prepared once. */
 export function createStaffStore(db: ApplianceDatabase) {
   const byId = db.prepare<[string], StaffRow>('select * from staff where id = ?');
@@ -72,6 +80,14 @@ export function createStaffStore(db: ApplianceDatabase) {
   );
   const byUsername = db.prepare<[string, string], StaffRow>(
     'select * from staff where tenant_id = ? and username = ?',
+  );
+  const signInStaff = db.prepare<[string], SignInStaff>(`
+    select id, email, username, display_name as displayName from staff
+    where tenant_id = ? and status = 'active' and pin_hash is not null
+    order by display_name collate nocase, id
+  `);
+  const displayNames = db.prepare<[string, string], { id: string; display_name: string }>(
+    'select id, display_name from staff where tenant_id = ? and id in (select value from json_each(?))',
   );
   // A replayed or older copy of a row never overwrites a newer one.
   const upsert = db.prepare<StaffRow>(`
@@ -107,6 +123,11 @@ export function createStaffStore(db: ApplianceDatabase) {
       const row = byUsername.get(tenantId, username);
       return row && toStaff(row);
     },
+    /** Active staff of the tenant who have a PIN, by display name. */
+    signInStaff: (tenantId: string) => signInStaff.all(tenantId),
+    /** Display names by id, whatever the staff member's status; unknown ids are left out. */
+    displayNames: (tenantId: string, ids: string[]) =>
+      new Map(displayNames.all(tenantId, JSON.stringify(ids)).map((row) => [row.id, row.display_name])),
     /** True when the row was written; false when the stored copy is newer. */
     upsertStaff: (staff: Staff) => upsert.run(toRow(staff)).changes > 0,
     insertSession: (row: ApplianceSessionRow) => {

@@ -4,7 +4,17 @@
  * answered the same way everywhere: which business day an instant belongs to, and the tax on a
  * subtotal. Writes go to the outbox, and hours and status changes emit their events, in one transaction.
  */
-export { businessDayOf, type OpeningInterval, WEEKDAYS, type Weekday, type WeeklyHours } from './calendar.ts';
+export {
+  type BusinessTime,
+  businessDayBounds,
+  businessDayOf,
+  businessTimeOf,
+  type OpeningInterval,
+  shiftBusinessDay,
+  WEEKDAYS,
+  type Weekday,
+  type WeeklyHours,
+} from './calendar.ts';
 export {
   createLocationService,
   LOCATION_LIMITS,

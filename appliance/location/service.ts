@@ -2,7 +2,15 @@ import type { Clock } from '../../shared/clock.ts';
 import type { ErrorDetail } from '../../shared/http/errors.ts';
 import type { ChangeLog } from '../db/change-log.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
-import { businessDayOf, isClockTime, isTimeZone, normalizeHours, type WeeklyHours } from './calendar.ts';
+import {
+  businessDayBounds,
+  businessDayOf,
+  businessTimeOf,
+  isClockTime,
+  isTimeZone,
+  normalizeHours,
+  type WeeklyHours,
+} from './calendar.ts';
 import * as errors from './errors.ts';
 import {
   createLocationStore,
@@ -180,6 +188,18 @@ export function createLocationService(deps: LocationDeps) {
     businessDay(at: Date): string {
       const { timezone, business_day_starts_at } = current();
       return businessDayOf(at, timezone, business_day_starts_at);
+    },
+
+    /** When a business day ('YYYY-MM-DD') begins and ends, as instants. */
+    businessDayBounds(businessDay: string) {
+      const { timezone, business_day_starts_at } = current();
+      return businessDayBounds(businessDay, timezone, business_day_starts_at);
+    },
+
+    /** The business day, local hour and minutes into the day of `at`, for figures by hour. */
+    businessTime(at: Date) {
+      const { timezone, business_day_starts_at } = current();
+      return businessTimeOf(at, timezone, business_day_starts_at);
     },
 
     /** Tax in minor units on a subtotal in minor units at this location's rate. */

@@ -49,6 +49,20 @@ export async function orderRoutes(
   );
 
   r.get(
+    '/orders',
+    {
+      ...staff,
+      schema: {
+        ...doc,
+        summary: 'This store’s orders with their items, newest first, a page at a time',
+        querystring: schemas.OrderListQuerySchema,
+        response: { 200: Envelope(schemas.OrderPageSchema), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => envelope(request.id, orders.list(request.query)),
+  );
+
+  r.get(
     '/orders/:order_id',
     {
       ...staff,

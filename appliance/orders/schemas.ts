@@ -62,18 +62,42 @@ const OrderItemSchema = Type.Object({
   status: Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('complete')]),
 });
 
+const OrderStatus = Type.Union([
+  Type.Literal('open'),
+  Type.Literal('sent'),
+  Type.Literal('ready'),
+  Type.Literal('completed'),
+  Type.Literal('cancelled'),
+]);
+
+// A page's last order as `<created_at>_<id>`; clients pass next_cursor back as they got it.
+const CURSOR = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z_[0-9a-f-]{36}$';
+
+export const OrderListQuerySchema = Type.Object(
+  {
+    status: Type.Optional(
+      Type.Array(OrderStatus, {
+        minItems: 1,
+        maxItems: 5,
+        description:
+          'Only orders in these states; repeat the parameter for several (?status=open&status=sent)',
+      }),
+    ),
+    business_day: Type.Optional(
+      Type.String({ format: 'date', description: 'Only orders of this business day, YYYY-MM-DD' }),
+    ),
+    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+    cursor: Type.Optional(Type.String({ pattern: CURSOR, description: 'next_cursor of the previous page' })),
+  },
+  { additionalProperties: false },
+);
+
 export const OrderSchema = Type.Object({
   id: Uuid,
   number: Type.String(),
   business_day: Type.String(),
   order_type: OrderType,
-  status: Type.Union([
-    Type.Literal('open'),
-    Type.Literal('sent'),
-    Type.Literal('ready'),
-    Type.Literal('completed'),
-    Type.Literal('cancelled'),
-  ]),
+  status: OrderStatus,
   table: Type.Union([Type.String(), Type.Null()]),
   server: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()]),
   items: Type.Array(OrderItemSchema),
@@ -83,4 +107,11 @@ export const OrderSchema = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
   version: Type.Integer(),
+});
+
+export const OrderPageSchema = Type.Object({
+  items: Type.Array(OrderSchema, { description: 'Newest first' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as cursor for the next page; null on the last page',
+  }),
 });

@@ -5,6 +5,7 @@ import type { ChangeLog } from '../db/change-log.ts';
 import type { GroupCommit } from '../db/group-commit.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
 import * as errors from './errors.ts';
+import { type OrderListQuery, orderPage } from './listing.ts';
 import {
   createOrderStore,
   type OrderItemRow,
@@ -196,6 +197,14 @@ export function createOrderService(deps: OrderDeps) {
 
   return {
     get: (id: string) => toOrder(requireOrder(id), store.items(id)),
+
+    list(query: OrderListQuery) {
+      const { orders, next_cursor } = orderPage(store, query);
+      return { items: orders.map(({ row, items }) => toOrder(row, items)), next_cursor };
+    },
+
+    /** What sales figures need of a business day's orders: their state and when they were opened. */
+    dayOrders: (businessDay: string) => store.ofDay(businessDay),
 
     /** What payments need: the order's state and what it costs, in minor units. */
     billing(id: string) {

@@ -37,6 +37,17 @@ export interface OrderItemRow {
   updated_at: string;
 }
 
+export interface OrderPageQuery {
+  statuses: OrderStatus[] | undefined;
+  businessDay: string | undefined;
+  /** The last order of the previous page: this page starts after it, newest first. */
+  after: { createdAt: string; id: string } | undefined;
+  limit: number;
+}
+
+const PAGE_WHERE = `(@statuses is null or status in (select value from json_each(@statuses)))
+  and (@after_created_at is null or (created_at, id) < (@after_created_at, @after_id))`;
+
 /** Prepared once; every function runs inside the caller's transaction. */
 export function createOrderStore(db: ApplianceDatabase) {
   const nextNumber = db.prepare(
@@ -69,6 +80,18 @@ export function createOrderStore(db: ApplianceDatabase) {
      where id = @id returning version`,
   );
   const deleteItem = db.prepare('delete from order_items where id = ?');
+  // Two statements, so a day's page is read through the (business_day, number) index.
+  const page = db.prepare(
+    `select * from orders where ${PAGE_WHERE} order by created_at desc, id desc limit @limit`,
+  );
+  const dayPage = db.prepare(
+    `select * from orders where business_day = @business_day and ${PAGE_WHERE}
+     order by created_at desc, id desc limit @limit`,
+  );
+  const itemsOfMany = db.prepare(
+    'select * from order_items where order_id in (select value from json_each(?)) order by order_id, position',
+  );
+  const ofDay = db.prepare('select id, status, created_at from orders where business_day = ?');
 
   return {
     nextNumber: (businessDay: string) => (nextNumber.get(businessDay) as { last_number: number }).last_number,
@@ -83,6 +106,30 @@ export function createOrderStore(db: ApplianceDatabase) {
       row: Pick<OrderItemRow, 'id' | 'quantity' | 'modifiers' | 'notes' | 'status' | 'updated_at'>,
     ) => (updateItem.get(row) as { version: number }).version,
     deleteItem: (id: string) => deleteItem.run(id),
+    page(query: OrderPageQuery) {
+      const params = {
+        statuses: query.statuses ? JSON.stringify(query.statuses) : null,
+        after_created_at: query.after?.createdAt ?? null,
+        after_id: query.after?.id ?? null,
+        limit: query.limit,
+      };
+      const rows = query.businessDay
+        ? dayPage.all({ ...params, business_day: query.businessDay })
+        : page.all(params);
+      return rows as OrderRow[];
+    },
+    /** The items of several orders at once, each order's in position order. */
+    itemsOf(orderIds: string[]) {
+      const byOrder = new Map<string, OrderItemRow[]>();
+      for (const item of itemsOfMany.all(JSON.stringify(orderIds)) as OrderItemRow[]) {
+        const items = byOrder.get(item.order_id) ?? [];
+        items.push(item);
+        byOrder.set(item.order_id, items);
+      }
+      return byOrder;
+    },
+    ofDay: (businessDay: string) =>
+      ofDay.all(businessDay) as Array<Pick<OrderRow, 'id' | 'status' | 'created_at'>>,
   };
 }
 

@@ -1,7 +1,9 @@
 /**
- * Payments: what a store's terminals report for an order, by card or in cash. Owns the payments
- * table; reads orders only through the orders service.
+ * Payments: what a store's terminals report for an order, by card or in cash, and the day's sales
+ * that money makes. Owns the payments table; reads orders only through the orders service.
  */
+
+export type { SalesCalendar, SalesToday } from './sales.ts';
 export {
   createPaymentService,
   type OrderBilling,

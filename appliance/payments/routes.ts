@@ -4,11 +4,14 @@ import type { FastifyInstance } from 'fastify';
 import { Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
 import { InvalidRequestError } from '../../shared/http/errors.ts';
 import { MANAGER_ROLES } from '../../shared/roles.ts';
+import type { SalesCalendar } from './sales.ts';
 import * as schemas from './schemas.ts';
 import type { PaymentInput, PaymentService } from './service.ts';
 
 export interface PaymentRoutesOptions {
   payments: PaymentService;
+  /** The store's location: its business day, time zone and currency for the sales figures. */
+  location: SalesCalendar;
 }
 
 const doc = { tags: ['payments'], security: [{ bearer: [] }] };
@@ -34,7 +37,7 @@ function toInput({ amount, tip, ...rest }: schemas.NewPayment): PaymentInput {
 }
 
 /** Payments the terminals report for an order; captures, voids, and refunds by managers. */
-export async function paymentRoutes(app: FastifyInstance, { payments }: PaymentRoutesOptions) {
+export async function paymentRoutes(app: FastifyInstance, { payments, location }: PaymentRoutesOptions) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const staff = { onRequest: app.authenticate() };
   const managers = { onRequest: app.authenticate(MANAGER_ROLES) };
@@ -70,6 +73,20 @@ export async function paymentRoutes(app: FastifyInstance, { payments }: PaymentR
       },
     },
     async (request) => envelope(request.id, payments.listForOrder(request.params.order_id)),
+  );
+
+  r.get(
+    '/sales/today',
+    {
+      ...staff,
+      schema: {
+        ...doc,
+        summary: 'Today’s sales against the same weekday last week, in total and by hour',
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: { 200: Envelope(schemas.SalesTodaySchema), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => envelope(request.id, payments.salesToday(location)),
   );
 
   r.post(

@@ -3,12 +3,15 @@ import { toDecimal } from '../../shared/events.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { ChangeLog } from '../db/change-log.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
+import { shiftBusinessDay } from '../location/index.ts';
 import * as errors from './errors.ts';
+import { type Sale, type SalesCalendar, summarizeSales } from './sales.ts';
 import { createPaymentStore, type PaymentRow } from './store.ts';
 
-/** What payments need from orders: whether an order can be paid, and what it costs. */
+/** What payments need from orders: whether an order can be paid, what it costs, a day's orders. */
 export interface OrderBilling {
   billing(orderId: string): { status: string; total_minor: number };
+  dayOrders(businessDay: string): Array<{ id: string; status: string; created_at: string }>;
 }
 
 export interface PaymentInput {
@@ -119,7 +122,31 @@ export function createPaymentService(deps: {
     return toPayment(requirePayment(row.id));
   }
 
+  /** A day's orders that count: not cancelled, and captured less refunded above zero. */
+  function salesOf(businessDay: string, calendar: SalesCalendar): Sale[] {
+    const orders = deps.orders.dayOrders(businessDay).filter((order) => order.status !== 'cancelled');
+    const net = store.netCaptured(orders.map((order) => order.id));
+    return orders.flatMap((order) => {
+      const minor = net.get(order.id) ?? 0;
+      return minor > 0 ? [{ minor, at: calendar.businessTime(new Date(order.created_at)) }] : [];
+    });
+  }
+
   return {
+    /** Today's sales by the store's calendar against the same weekday last week (see sales.ts). */
+    salesToday(calendar: SalesCalendar) {
+      return db.transaction(() => {
+        const now = calendar.businessTime(clock.now());
+        const lastWeekDay = shiftBusinessDay(now.businessDay, -7);
+        return summarizeSales({
+          now,
+          currency: calendar.get().currency,
+          today: salesOf(now.businessDay, calendar),
+          lastWeek: { businessDay: lastWeekDay, sales: salesOf(lastWeekDay, calendar) },
+        });
+      })();
+    },
+
     listForOrder: (orderId: string) => {
       deps.orders.billing(orderId);
       return store.ofOrder(orderId).map(toPayment);

@@ -32,6 +32,12 @@ export function createPaymentStore(db: ApplianceDatabase) {
     `select coalesce(sum(amount_minor - refunded_minor), 0) as held from payments
      where order_id = ? and status in ('authorized', 'captured')`,
   );
+  // What an order's sales come to: its captured payments less their refunds, tips left out.
+  const netCaptured = db.prepare(
+    `select order_id, sum(amount_minor - refunded_minor) as net_minor from payments
+     where status = 'captured' and order_id in (select value from json_each(?))
+     group by order_id`,
+  );
   const update = db.prepare(
     `update payments set status = @status, refunded_minor = @refunded_minor, updated_at = @updated_at,
        version = version + 1 where id = @id returning version`,
@@ -42,6 +48,12 @@ export function createPaymentStore(db: ApplianceDatabase) {
     ofOrder: (orderId: string) => ofOrder.all(orderId) as PaymentRow[],
     transactionExists: (transactionId: string) => byTransaction.get(transactionId) !== undefined,
     heldFor: (orderId: string) => (held.get(orderId) as { held: number }).held,
+    netCaptured: (orderIds: string[]) =>
+      new Map(
+        (netCaptured.all(JSON.stringify(orderIds)) as Array<{ order_id: string; net_minor: number }>).map(
+          (row) => [row.order_id, row.net_minor],
+        ),
+      ),
     update: (row: Pick<PaymentRow, 'id' | 'status' | 'refunded_minor' | 'updated_at'>) =>
       (update.get(row) as { version: number }).version,
   };

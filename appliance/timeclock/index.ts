@@ -3,6 +3,8 @@
  * punch is a merge row (a Yjs document of its fields), corrected in place, so a correction at the
  * store and an edit in the cloud both survive sync.
  */
+
+export type { DaySources } from './day.ts';
 export {
   createTimeClockService,
   type Punch,

@@ -3,18 +3,26 @@ import type { FastifyInstance } from 'fastify';
 import { Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
 import { MANAGER_ROLES } from '../../shared/roles.ts';
 import { requireAuth } from '../auth/index.ts';
+import type { DaySources } from './day.ts';
 import * as schemas from './schemas.ts';
 import type { TimeClockService } from './service.ts';
 
 export interface TimeClockRoutesOptions {
   timeclock: TimeClockService;
+  /** The store's business day, for a day's punches. */
+  location: DaySources['calendar'];
+  /** Staff names, for a day's punches: the auth module owns staff. */
+  auth: DaySources['names'];
 }
 
 const doc = { tags: ['timeclock'], security: [{ bearer: [] }] };
 const punch = Envelope(schemas.PunchSchema);
 
-/** Staff punch for themselves; managers correct punches. */
-export async function timeClockRoutes(app: FastifyInstance, { timeclock }: TimeClockRoutesOptions) {
+/** Staff punch for themselves; managers see everyone's day and correct punches. */
+export async function timeClockRoutes(
+  app: FastifyInstance,
+  { timeclock, location, auth }: TimeClockRoutesOptions,
+) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const staff = { onRequest: app.authenticate() };
   const managers = { onRequest: app.authenticate(MANAGER_ROLES) };
@@ -52,6 +60,22 @@ export async function timeClockRoutes(app: FastifyInstance, { timeclock }: TimeC
       const { userId } = requireAuth(request);
       return envelope(request.id, { state: timeclock.state(userId), punches: timeclock.punches(userId) });
     },
+  );
+
+  r.get(
+    '/timeclock/punches',
+    {
+      ...managers,
+      schema: {
+        ...doc,
+        summary:
+          'Every staff member’s punches of a business day, with shift state and time worked (managers only)',
+        querystring: schemas.DayQuerySchema,
+        response: { 200: Envelope(schemas.StaffDaySchema), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) =>
+      envelope(request.id, timeclock.day(request.query.business_day, { calendar: location, names: auth })),
   );
 
   r.post(

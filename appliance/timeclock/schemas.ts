@@ -36,7 +36,37 @@ export const PunchSchema = Type.Object({
   version: Type.Integer({ minimum: 1 }),
 });
 
+const ShiftState = Type.Union([Type.Literal('off'), Type.Literal('working'), Type.Literal('on_break')]);
+
 export const ShiftSchema = Type.Object({
-  state: Type.Union([Type.Literal('off'), Type.Literal('working'), Type.Literal('on_break')]),
+  state: ShiftState,
   punches: Type.Array(PunchSchema),
+});
+
+export const DayQuerySchema = Type.Object(
+  {
+    business_day: Type.Optional(
+      Type.String({ format: 'date', description: 'YYYY-MM-DD; today’s business day when left out' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const StaffDaySchema = Type.Object({
+  business_day: Type.String({ format: 'date' }),
+  staff: Type.Array(
+    Type.Object({
+      staff_id: Type.String(),
+      display_name: Type.Union([Type.String(), Type.Null()], {
+        description: 'null for staff not (yet) on this appliance',
+      }),
+      state: { ...ShiftState, description: 'where the day’s punches leave the staff member' },
+      worked_minutes: Type.Integer({
+        description:
+          'on the clock within the business day: from clocking in (or ending a break) to starting a break (or clocking out); a shift open at the day’s start or end counts from its start or to its end, today to now',
+      }),
+      punches: Type.Array(PunchSchema),
+    }),
+    { description: 'Staff with punches in force that business day, by display name' },
+  ),
 });

@@ -13,6 +13,7 @@ import {
 import { SYNC_TABLES } from '../../shared/sync/registry.ts';
 import type { ChangeLog } from '../db/change-log.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
+import { type DaySources, staffDay } from './day.ts';
 
 export type PunchKind = 'clock_in' | 'clock_out' | 'break_start' | 'break_end';
 export type ShiftState = 'off' | 'working' | 'on_break';
@@ -106,6 +107,15 @@ function validateCorrection(input: { at: string; reason: string }) {
   }
 }
 
+/** By display name, staff this appliance does not know last, then by id. */
+const byName = (
+  a: { staff_id: string; display_name: string | null },
+  b: { staff_id: string; display_name: string | null },
+) =>
+  (a.display_name === null ? 1 : 0) - (b.display_name === null ? 1 : 0) ||
+  (a.display_name ?? '').localeCompare(b.display_name ?? '', undefined, { sensitivity: 'base' }) ||
+  a.staff_id.localeCompare(b.staff_id);
+
 /** Replays punches in order; undefined when they do not make a valid sequence. */
 function replay(punches: Array<Pick<PunchFields, 'kind'>>): ShiftState | undefined {
   let state: ShiftState = 'off';
@@ -144,6 +154,12 @@ export function createTimeClockService(deps: {
      from time_punches p where staff_id = ?
        and not exists (select 1 from time_punches c where c.replaces = p.id)
      order by at, created_at`,
+  );
+  const inForceBetween = db.prepare(
+    `select id, staff_id, kind, at, note, corrected_by, reason, created_at, version
+     from time_punches p where at >= ? and at < ?
+       and not exists (select 1 from time_punches c where c.replaces = p.id)
+     order by staff_id, at, created_at`,
   );
   const byId = db.prepare(
     'select id, staff_id, kind, at, note, corrected_by, reason, created_at, version, doc from time_punches where id = ?',
@@ -185,6 +201,28 @@ export function createTimeClockService(deps: {
   return {
     state: (staffId: string): ShiftState => replay(punchesOf(staffId)) ?? 'off',
     punches: (staffId: string) => punchesOf(staffId).map(toPunch),
+
+    /**
+     * Every staff member's punches in force on a business day (today by default), named, by name,
+     * with the time worked within that day: today up to now.
+     */
+    day(businessDay: string | undefined, sources: DaySources) {
+      const now = clock.now();
+      const day = businessDay ?? sources.calendar.businessDay(now);
+      const { start, end } = sources.calendar.businessDayBounds(day);
+      const until = new Date(Math.max(start.getTime(), Math.min(end.getTime(), now.getTime())));
+      const byStaff = new Map<string, Punch[]>();
+      const rows = inForceBetween.all(start.toISOString(), end.toISOString()) as Array<
+        PunchFields & { version: number }
+      >;
+      for (const row of rows) byStaff.set(row.staff_id, [...(byStaff.get(row.staff_id) ?? []), toPunch(row)]);
+      const names = sources.names.displayNames([...byStaff.keys()]);
+      const staff = [...byStaff].map(([staffId, punches]) => ({
+        ...staffDay(staffId, punches, start, until),
+        display_name: names.get(staffId) ?? null,
+      }));
+      return { business_day: day, staff: staff.sort(byName) };
+    },
 
     punch(staffId: string, kind: PunchKind, note: string | null = null) {
       return db.transaction(() => {

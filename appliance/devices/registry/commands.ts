@@ -1,9 +1,10 @@
 /**
- * Commands passed on to a store device (a restart from the cloud): published by the broker itself
- * on the device's `cmd` topic at QoS 1, answered by the device on its `ack` topic with the same
- * command id. A device with a persistent session that is away gets the command when it comes
- * back, but the wait here is bounded: the cloud's command then fails as unanswered, and the
- * message carries its deadline so a device back after it can tell the command is stale.
+ * Commands passed on to a store device (a restart from the cloud or the store's screens):
+ * published by the broker itself on the device's `cmd` topic at QoS 1, answered by the device on
+ * its `ack` topic with the same command id. A device with a persistent session that is away gets
+ * the command when it comes back, but the wait here is bounded: the cloud's command then fails as
+ * unanswered, and the message carries its deadline so a device back after it can tell the
+ * command is stale.
  */
 import type { Aedes } from 'aedes';
 import type { Logger } from 'pino';
@@ -23,9 +24,14 @@ export interface DeviceCommand {
   expires_at: string;
 }
 
+/** Why a command did not succeed, for callers that answer differently to each. */
+export type DeviceCommandFailure = 'unknown_device' | 'failed' | 'unanswered' | 'cancelled' | 'not_sent';
+
 interface Waiting {
   deviceId: string;
-  settle(outcome: { ok: true; answer: DeviceAck } | { ok: false; reason: string }): void;
+  settle(
+    outcome: { ok: true; answer: DeviceAck } | { ok: false; reason: string; failure: DeviceCommandFailure },
+  ): void;
 }
 
 export interface DeviceCommandDeps {
@@ -39,6 +45,13 @@ export interface DeviceCommandDeps {
 
 export class DeviceCommandError extends Error {
   override name = 'DeviceCommandError';
+
+  constructor(
+    message: string,
+    readonly failure: DeviceCommandFailure,
+  ) {
+    super(message);
+  }
 }
 
 export function createDeviceCommands(deps: DeviceCommandDeps) {
@@ -65,7 +78,10 @@ export function createDeviceCommands(deps: DeviceCommandDeps) {
     async send(deviceId: string, command: DeviceCommand, signal?: AbortSignal): Promise<DeviceAck> {
       const device = deps.device(deviceId);
       if (!device)
-        throw new DeviceCommandError(`device ${deviceId} has never connected to this store's broker`);
+        throw new DeviceCommandError(
+          `device ${deviceId} has never connected to this store's broker`,
+          'unknown_device',
+        );
       const topic = deviceTopic({
         prefix: deps.prefix,
         deviceType: device.device_type,
@@ -76,19 +92,19 @@ export function createDeviceCommands(deps: DeviceCommandDeps) {
       const offline = device.status === 'offline';
       const answered = new Promise<DeviceAck>((resolve, reject) => {
         let timer: NodeJS.Timeout | undefined;
-        const onAbort = () => settle({ ok: false, reason: 'cancelled' });
+        const onAbort = () => settle({ ok: false, reason: 'cancelled', failure: 'cancelled' });
         const settle: Waiting['settle'] = (outcome) => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
           waiting.delete(command.command_id);
           if (outcome.ok) resolve(outcome.answer);
-          else reject(new DeviceCommandError(outcome.reason));
+          else reject(new DeviceCommandError(outcome.reason, outcome.failure));
         };
         timer = setTimeout(() => {
           const reason = offline
             ? `device ${deviceId} is offline and did not answer in time; it gets the command if it reconnects before ${command.expires_at}`
             : `device ${deviceId} did not answer in time`;
-          settle({ ok: false, reason });
+          settle({ ok: false, reason, failure: 'unanswered' });
         }, deps.timeoutMs);
         signal?.addEventListener('abort', onAbort, { once: true });
         waiting.set(command.command_id, { deviceId, settle });
@@ -100,7 +116,7 @@ export function createDeviceCommands(deps: DeviceCommandDeps) {
       } catch (error) {
         waiting
           .get(command.command_id)
-          ?.settle({ ok: false, reason: `not sent: ${(error as Error).message}` });
+          ?.settle({ ok: false, reason: `not sent: ${(error as Error).message}`, failure: 'not_sent' });
       }
       deps.log.info(
         { deviceId, commandId: command.command_id, kind: command.kind, offline },
@@ -124,13 +140,15 @@ export function createDeviceCommands(deps: DeviceCommandDeps) {
         entry.settle({
           ok: false,
           reason: `the device failed it: ${String(ack.reason ?? 'no reason given').slice(0, 300)}`,
+          failure: 'failed',
         });
       else entry.settle({ ok: true, answer: { command_id: ack.command_id, state: 'succeeded' } });
     },
 
     /** Ends every wait (the appliance is stopping). */
     close() {
-      for (const entry of [...waiting.values()]) entry.settle({ ok: false, reason: 'the appliance stopped' });
+      for (const entry of [...waiting.values()])
+        entry.settle({ ok: false, reason: 'the appliance stopped', failure: 'cancelled' });
     },
   };
 }

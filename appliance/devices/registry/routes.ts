@@ -1,26 +1,43 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../../shared/clock.ts';
 import { Envelope, envelope, errorResponses } from '../../../shared/http/envelope.ts';
+import type { IdGenerator } from '../../../shared/ids.ts';
 import { MANAGER_ROLES } from '../../../shared/roles.ts';
+import type { DeviceCommands } from './commands.ts';
+import { createDeviceRestart } from './restart.ts';
 import * as schemas from './schemas.ts';
 import type { DeviceRegistry } from './service.ts';
 
 export interface DeviceRoutesOptions {
   devices: DeviceRegistry;
+  /** Commands over the store's broker; without them a restart answers 503. */
+  commands: DeviceCommands | undefined;
+  clock: Clock;
+  newId: IdGenerator;
+  commandTimeoutMs: number;
 }
 
 const doc = { tags: ['devices'], security: [{ bearer: [] }] };
 
 /**
  * The device board for the kiosk and the store's screens. Everyone on shift sees the devices and
- * their alerts (a warm fridge is everybody's business); telemetry and device settings are the
- * managers', as on the broker, where only managers read the telemetry topics.
+ * their alerts (a warm fridge is everybody's business); telemetry, device settings and restarts
+ * are the managers', as on the broker, where only managers read the telemetry topics.
  */
-export async function deviceRoutes(app: FastifyInstance, { devices }: DeviceRoutesOptions) {
+export async function deviceRoutes(app: FastifyInstance, options: DeviceRoutesOptions) {
+  const { devices } = options;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const staff = { onRequest: app.authenticate() };
   const managers = { onRequest: app.authenticate(MANAGER_ROLES) };
+  const restart = createDeviceRestart({ ...options, timeoutMs: options.commandTimeoutMs });
+  // A restart waiting for its device must not hold the appliance's shutdown for its time-out.
+  const stopping = new AbortController();
+  app.addHook('preClose', (done) => {
+    stopping.abort();
+    done();
+  });
 
   r.get(
     '/',
@@ -91,6 +108,23 @@ export async function deviceRoutes(app: FastifyInstance, { devices }: DeviceRout
     },
     async (request) =>
       envelope(request.id, devices.telemetryFor(request.params.device_id, request.query.period)),
+  );
+
+  r.post(
+    '/:device_id/restart',
+    {
+      ...managers,
+      schema: {
+        ...doc,
+        summary: 'Restart a store device over the broker, as the cloud would (managers only)',
+        params: schemas.DeviceParamsSchema,
+        response: {
+          200: Envelope(schemas.RestartSchema),
+          ...errorResponses(400, 401, 403, 404, 409, 502, 503, 504),
+        },
+      },
+    },
+    async (request) => envelope(request.id, await restart(request.params.device_id, stopping.signal)),
   );
 
   r.put(

@@ -74,3 +74,16 @@ export const AlertsQuerySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const RestartSchema = Type.Object(
+  {
+    command_id: Type.String(),
+    state: Type.Literal('succeeded', { description: 'the device acknowledged the restart' }),
+  },
+  {
+    description:
+      'Answered once the device acknowledges the command on its ack topic. A refusal by the device is 502 ' +
+      'DEVICE_COMMAND_FAILED, no answer within APPLIANCE_DEVICE_COMMAND_TIMEOUT_SECONDS (30 s by default) 504 ' +
+      'DEVICE_COMMAND_TIMEOUT, no broker or the appliance stopping 503; each message names the command id.',
+  },
+);
