@@ -20,7 +20,11 @@ function isLocalHost(hostname: string): boolean {
   return LOCAL_HOSTS.has(hostname.toLowerCase());
 }
 
-/** Whether the window may navigate to `target`: the same origin as the kiosk, nothing else. */
+/**
+ * Whether the window may navigate to `target`: the same origin as the kiosk, nothing else. A URL
+ * with user info is refused even on the kiosk's own origin: the UI never makes one, and
+ * `http://127.0.0.1:8090@elsewhere/` is the classic way to make a foreign host look local.
+ */
 export function isAllowedNavigation(target: string, origin: string): boolean {
   let url: URL;
   try {
@@ -28,5 +32,6 @@ export function isAllowedNavigation(target: string, origin: string): boolean {
   } catch {
     return false;
   }
+  if (url.username !== '' || url.password !== '') return false;
   return url.origin === origin && (url.protocol === 'http:' || url.protocol === 'https:');
 }

@@ -4,12 +4,15 @@
  * dev tools only outside production. Plain data, so it is tested without Electron (whose binary
  * cannot be downloaded on our machines).
  */
+import { versionArgument } from './ipc.ts';
 
 export interface KioskWindowSettings {
   /** Production: kiosk mode, no dev tools. Development keeps a normal, inspectable window. */
   production: boolean;
   /** The preload script's absolute path (contextBridge only). */
   preload: string;
+  /** The app's version, which the preload shows the page as `window.kiosk.version`. */
+  appVersion: string;
 }
 
 /** The subset of Electron's BrowserWindowConstructorOptions the kiosk sets. */
@@ -29,6 +32,11 @@ export interface KioskWindowOptions {
     webSecurity: true;
     devTools: boolean;
     spellcheck: false;
+    webviewTag: false;
+    navigateOnDragDrop: false;
+    backgroundThrottling: false;
+    autoplayPolicy: 'no-user-gesture-required';
+    additionalArguments: string[];
   };
 }
 
@@ -50,6 +58,13 @@ export function kioskWindowOptions(settings: KioskWindowSettings): KioskWindowOp
       webSecurity: true,
       devTools: !settings.production,
       spellcheck: false,
+      webviewTag: false,
+      navigateOnDragDrop: false,
+      // The preload's heartbeat runs on the page's timers; throttled, a healthy page would look hung.
+      backgroundThrottling: false,
+      // Alerts play a sound whether or not anyone has touched the screen since the last reload.
+      autoplayPolicy: 'no-user-gesture-required',
+      additionalArguments: [versionArgument(settings.appVersion)],
     },
   };
 }
