@@ -13,6 +13,8 @@ import type { Detector } from '../detect/detector.ts';
 import { createLaneAnalytics, type LaneEvent, type LaneZones } from '../drive-thru/lane.ts';
 import { createMotionGate, shouldInfer } from '../motion/index.ts';
 import { createTracker, type TrackerOptions } from '../track/index.ts';
+import { createLiveView, type Seen } from './live-view.ts';
+import { createCounterHistory, createRecentSamples } from './recent.ts';
 
 export interface CameraConfig {
   id: string;
@@ -62,6 +64,8 @@ const IDLE_RECHECK_MS = 5000;
 /** With objects tracked that stopped moving (a car at the window), this often. */
 const TRACKED_RECHECK_MS = 1000;
 const SAMPLES = 512;
+/** The span of a camera's live figures (its status on the screen). */
+const RECENT_MS = 60_000;
 
 /** The last SAMPLES values, for percentiles of recent behaviour. */
 function window() {
@@ -112,6 +116,10 @@ export function createCameraPipeline(
   lane?.onEvent((event: LaneEvent) => events.emit('lane', event));
   const inference = window();
   const latency = window();
+  const recentInference = createRecentSamples(RECENT_MS, Math.ceil(config.fps * 60) + 64);
+  const drops = createCounterHistory(RECENT_MS);
+  const live = createLiveView(config.id);
+  let seen: Seen | undefined;
   const counts = { inferred: 0, skippedByMotion: 0, detections: 0 };
   let lastInferredAt: number | undefined;
   let lastTracks: TrackedObject[] = [];
@@ -121,11 +129,14 @@ export function createCameraPipeline(
   let forced = 0;
 
   async function onFrame(frame: Frame) {
+    drops.sample(frame.capturedAt, () => capture.stats().framesDropped);
     const motion = gate.check(frame);
     const recheck = lastTracks.length > 0 ? TRACKED_RECHECK_MS : IDLE_RECHECK_MS;
     if (forced > 0) forced -= 1;
     else if (!shouldInfer(frame.capturedAt, motion, lastInferredAt, recheck)) {
       counts.skippedByMotion += 1;
+      // Nothing moved since the model's last look: its boxes still fit this frame.
+      live.show(frame, seen);
       return;
     }
     lastInferredAt = frame.capturedAt;
@@ -140,6 +151,9 @@ export function createCameraPipeline(
     counts.detections += reported.length;
     if (reported.length > 0) lastDetectionAt = frame.capturedAt;
     inference.add(result.inferenceMs);
+    recentInference.add(frame.capturedAt, result.inferenceMs);
+    seen = { seq: frame.seq, capturedAt: frame.capturedAt, detections: reported, tracks };
+    live.show(frame, seen);
     const latencyMs = Date.now() - frame.capturedAt;
     latency.add(latencyMs);
     const out: CameraResult = {
@@ -165,7 +179,10 @@ export function createCameraPipeline(
   return {
     id: config.id,
     start: () => capture.start(),
-    stop: () => capture.stop(),
+    stop() {
+      live.close('stopped');
+      return capture.stop();
+    },
     on(event: 'result' | 'status' | 'lane', listener: (payload: never) => void) {
       events.on(event, listener as (...args: unknown[]) => void);
     },
@@ -203,6 +220,24 @@ export function createCameraPipeline(
         };
         events.on('result', listener);
       });
+    },
+    /**
+     * `use` run on the next frame the capture hands over, with what the model saw as of it; see
+     * live-view.ts for the buffer's loan.
+     */
+    nextFrame: live.next,
+    /** A recent frame's view (the newest without `seq`): its size and the model's boxes then. */
+    frameView: live.view,
+    /** The figures a camera's status shows, cheap enough to ask every second. */
+    liveFigures(at = Date.now()) {
+      const stats = capture.stats();
+      return {
+        status: capture.status,
+        fps: stats.fps,
+        lastFrameAt: stats.lastFrameAt,
+        framesDroppedLastMinute: drops.increase(at, stats.framesDropped),
+        inferenceLastMinute: recentInference.percentiles(at),
+      };
     },
     metrics() {
       const stats = capture.stats();

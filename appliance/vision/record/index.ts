@@ -11,6 +11,7 @@ export {
 } from './retention.ts';
 export {
   encodeSnapshot,
+  encodeStill,
   type SnapshotBox,
   type SnapshotKind,
   snapshotName,

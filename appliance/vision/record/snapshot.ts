@@ -113,6 +113,22 @@ export async function encodeSnapshot(
 }
 
 /**
+ * A frame as it is, scaled to `width` (the height keeping its aspect), for a screen showing the
+ * camera live. The pixels are copied before this returns, as for a snapshot; the copy is sharp's
+ * input only, gone once the JPEG is made.
+ */
+export function encodeStill(frame: RawImage, width: number, options: EncodeOptions = {}): Promise<Buffer> {
+  const bytes = frame.width * frame.height * 3;
+  if (frame.data.length < bytes) throw new Error('frame smaller than width x height x 3');
+  const pixels = Buffer.from(frame.data.subarray(0, bytes));
+  const height = Math.max(1, Math.round((frame.height * width) / frame.width));
+  return sharp(pixels, { raw: { width: frame.width, height: frame.height, channels: 3 } })
+    .resize(width, height, { fit: 'fill' })
+    .jpeg({ quality: options.quality ?? DEFAULT_QUALITY, mozjpeg: false })
+    .toBuffer();
+}
+
+/**
  * Writes by rename from a `.part` file, so a reader (or the retention sweep) never sees half a JPEG.
  * A sweep may remove the emptied camera folder between our mkdir and write: then once more.
  */

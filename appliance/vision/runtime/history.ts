@@ -45,6 +45,15 @@ export interface TrackRow {
   events: Array<Record<string, unknown>>;
 }
 
+/** A car's visit as a chart of the lane needs it: its times, outcome and seconds in the lane. */
+export interface LaneVisitRow {
+  camera_id: string;
+  entered_at: string;
+  left_at: string;
+  outcome: TrackRow['outcome'];
+  total_seconds: number | null;
+}
+
 export interface VerificationRow {
   id: string;
   order_id: string;
@@ -119,6 +128,13 @@ export function createVisionHistory(db: ApplianceDatabase, changes: ChangeLog) {
     ),
     tracks: db.prepare<[string, number], Stored<TrackRow>>(
       'select * from vision_tracks where left_at >= ? order by left_at desc, id desc limit ?',
+    ),
+    // By left_at's index: a visit overlapping the range left after it began.
+    laneVisits: db.prepare<{ since: string; until: string; camera_id: string | null }, LaneVisitRow>(
+      `select camera_id, entered_at, left_at, outcome, json_extract(times, '$.total') as total_seconds
+       from vision_tracks where left_at >= @since and entered_at < @until
+         and (@camera_id is null or camera_id = @camera_id)
+       order by left_at`,
     ),
     insertVerification: db.prepare(
       `insert into vision_verifications (id, order_id, camera_id, trigger, verified, detections, missing_items, extra_items, snapshot, created_at)
@@ -254,6 +270,9 @@ export function createVisionHistory(db: ApplianceDatabase, changes: ChangeLog) {
       );
     },
     tracksSince: (since: string, limit: number) => statements.tracks.all(since, limit).map(toTrack),
+    /** The visits that overlap [since, until), of one lane camera or of all. */
+    laneVisits: (since: string, until: string, cameraId?: string): LaneVisitRow[] =>
+      statements.laneVisits.all({ since, until, camera_id: cameraId ?? null }),
     addVerification(row: VerificationRow) {
       insertOnce('vision_verifications', row.id, () =>
         statements.insertVerification.run({

@@ -1,6 +1,7 @@
 /**
  * The camera pipelines at work: one per enabled camera of the registry, what they see kept in the
- * synced vision tables, and the endpoints that answer from them (spec document 3, "Vision").
+ * synced vision tables, and the endpoints that answer from them (spec document 3, "Vision"). The
+ * kiosk's feed reads `KioskVision` (cameras' status and the live lane) every second.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,9 +15,12 @@ import type { FleetVision } from '../../fleet/handlers.ts';
 import { createEventPoller } from '../../kitchen/feed.ts';
 import { createModelStore } from '../models/index.ts';
 import { resolveMenuMapping } from '../verify/index.ts';
-import { createVisionRuntime } from './runtime.ts';
+import { createVisionRuntime, type VisionRuntime } from './runtime.ts';
 
+export type { CameraState, CameraStatusEntry } from './camera-status.ts';
 export { createVisionHistory, type VisionHistory } from './history.ts';
+export type { LaneBucket } from './lane-history.ts';
+export type { LiveDetection, LiveFrame } from './live.ts';
 export { visionRuntimeApiRoutes, visionRuntimeRoutes } from './routes.ts';
 export { createVisionRuntime, type VisionRuntime, VisionUnavailableError } from './runtime.ts';
 
@@ -28,7 +32,7 @@ export { createVisionRuntime, type VisionRuntime, VisionUnavailableError } from 
 export function createVisionRuntimeFor(
   config: ApplianceConfig,
   deps: { db: ApplianceDatabase; clock: Clock; newId: IdGenerator; log: Logger },
-  services: Pick<ApplianceServices, 'changes' | 'vision' | 'visionHistory' | 'orders'>,
+  services: Pick<ApplianceServices, 'changes' | 'vision' | 'visionHistory' | 'orders' | 'location'>,
 ) {
   const { vision } = config;
   const models = createModelStore({
@@ -50,6 +54,7 @@ export function createVisionRuntimeFor(
       history: services.visionHistory,
       events: createEventPoller(deps.db),
       orders: services.orders,
+      location: services.location,
       clock: deps.clock,
       newId: deps.newId,
       locationId: config.locationId,
@@ -74,3 +79,6 @@ export function createVisionRuntimeFor(
 }
 
 export type ApplianceVision = ReturnType<typeof createVisionRuntimeFor>;
+
+/** What the kiosk's live feed asks of the runtime each second: plain calls, no database scan. */
+export type KioskVision = Pick<VisionRuntime, 'cameraStatuses' | 'laneStatus'>;

@@ -19,6 +19,7 @@ import { requireAuth } from '../../auth/index.ts';
 import type { VisionRegistry } from '../registry/index.ts';
 import { CAMERA_ID_PATTERN } from '../settings/index.ts';
 import type { VisionHistory } from './history.ts';
+import { cameraLiveRoutes, driveThruHistoryRoute } from './live-routes.ts';
 import { type VisionRuntime, VisionUnavailableError } from './runtime.ts';
 
 export interface VisionRuntimeRoutesOptions {
@@ -228,6 +229,7 @@ export async function visionRuntimeApiRoutes(app: FastifyInstance, opts: VisionR
     opts.runtime,
     'The lane camera’s live figures: cars in the lane front first with their waits, the estimated wait for a car joining now, orders per hour, and normal / busy (5 cars or 4 min) / critical (8 cars or 7 min). With several lane cameras, `camera_id` picks one. 404 NO_LANE_CAMERA when none runs.',
   );
+  driveThruHistoryRoute(app, opts);
 
   r.post(
     '/verify-order',
@@ -353,6 +355,8 @@ export async function visionRuntimeRoutes(app: FastifyInstance, opts: VisionRunt
   const managers = { onRequest: app.authenticate(MANAGER_ROLES) };
   const CameraParams = Type.Object({ camera_id: CameraId });
   const knownCamera = (id: string) => opts.registry.cameraStatus(id);
+
+  cameraLiveRoutes(app, opts);
 
   r.get(
     '/cameras/:camera_id/detections',

@@ -16,7 +16,8 @@ import type { Detection, TrackedObject } from '../../../shared/vision/types.ts';
 import type { ChangeLog } from '../../db/change-log.ts';
 import type { ApplianceDatabase } from '../../db/index.ts';
 import type { EventPoller } from '../../kitchen/feed.ts';
-import { sourceKind } from '../capture/index.ts';
+import type { LocationService } from '../../location/index.ts';
+import { type StatusChange, sourceKind } from '../capture/index.ts';
 import type { LoadedModel } from '../detect/model.ts';
 import type { LaneEvent } from '../drive-thru/lane.ts';
 import { createOccupancy, type OccupancyRecord, utilization } from '../occupancy/index.ts';
@@ -37,6 +38,7 @@ import { createLaneRecord, type LaneRecord } from './lane-record.ts';
 import { laneZonesOf } from './lane-zones.ts';
 import { createMinuteCollector, figureOf, type MinuteFigures, minuteOf, thresholdsFor } from './minutes.ts';
 import { createModelPool, modelNameFor } from './models.ts';
+import { createScreens } from './screens.ts';
 import {
   createVerifier,
   expectedItems,
@@ -76,6 +78,8 @@ export interface VisionRuntimeDeps {
   /** The committed events (order ready, payment processed) the runtime acts on. */
   events: EventPoller;
   orders: { get(id: string): { order_type: string; items: Array<{ name: string; quantity: number }> } };
+  /** The store's time zone and business day, for a shift's lane history. */
+  location: Pick<LocationService, 'get'>;
   clock: Clock;
   newId: IdGenerator;
   locationId: string;
@@ -100,6 +104,8 @@ interface Run {
   occupancy: ReturnType<typeof createOccupancy> | undefined;
   lastParkingAt: number;
   timers: NodeJS.Timeout[];
+  /** What the capture said when it last went offline. */
+  offlineReason: string | undefined;
 }
 
 export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRuntimeOptions) {
@@ -107,6 +113,10 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
   const runs = new Map<string, Run>();
   /** Changes to a camera are applied in order, one at a time. */
   const pending = new Map<string, Promise<void>>();
+  /** Cameras enabled whose pipeline could not start, and why. */
+  const failures = new Map<string, string>();
+  /** The registry's cameras as last heard of (its change hook), while started: no read per status. */
+  let directory: Map<string, VisionCamera> | undefined;
   const alerts = createVisionAlerts({ db: deps.db, changes: deps.changes, clock, log });
   const verifier = createVerifier({
     db: deps.db,
@@ -138,6 +148,15 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
   let unsubscribeChanges: (() => void) | undefined;
   let stopped = false;
   const iso = (ms: number) => new Date(ms).toISOString();
+  const screens = createScreens({
+    runs,
+    failures,
+    directory: () => directory,
+    registry,
+    history,
+    location: deps.location,
+    clock,
+  });
 
   /** The vision rows past `video_retention_days` go with the snapshots, hourly. */
   function scheduleRowRetention() {
@@ -325,6 +344,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
       manifest = await detector.manifest();
     } catch (error) {
       log.error({ err: error, cameraId: camera.id, model }, 'camera not started: its model cannot run');
+      failures.set(camera.id, `model ${model} cannot run: ${(error as Error).message}`);
       registry.reportStatus(camera.id, { status: 'offline', fps: 0 });
       return undefined;
     }
@@ -407,6 +427,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
           : undefined,
       lastParkingAt: 0,
       timers: [],
+      offlineReason: undefined,
     };
     pipeline.on('result', ((result: CameraResult) => {
       try {
@@ -422,7 +443,8 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
         log.error({ err: error, cameraId: camera.id }, 'lane event not recorded');
       }
     }) as (payload: never) => void);
-    pipeline.on('status', (() => {
+    pipeline.on('status', ((change: StatusChange) => {
+      if (change.status === 'offline') run.offlineReason = change.reason;
       reportStatus(run);
       writeCameraState(run);
     }) as (payload: never) => void);
@@ -466,6 +488,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
   ) {
     const previous = pending.get(cameraId) ?? Promise.resolve();
     const next = previous.then(async () => {
+      failures.delete(cameraId);
       const running = runs.get(cameraId);
       if (running) {
         runs.delete(cameraId);
@@ -476,9 +499,10 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
       if (run && !stopped) runs.set(cameraId, run);
       else if (run) await stopRun(run);
     });
-    const settled = next.catch((error: unknown) =>
-      log.error({ err: error, cameraId }, 'camera pipeline change failed'),
-    );
+    const settled = next.catch((error: unknown) => {
+      failures.set(cameraId, `camera pipeline change failed: ${(error as Error).message}`);
+      log.error({ err: error, cameraId }, 'camera pipeline change failed');
+    });
     pending.set(cameraId, settled);
     return settled;
   }
@@ -496,16 +520,18 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
 
   // ---- verification and the store's events ----
 
+  function runningCamera(cameraId: string): Run {
+    const run = runs.get(cameraId);
+    if (!run)
+      throw new VisionUnavailableError(
+        `Camera ${cameraId} is not running (disabled, offline or not registered)`,
+        'CAMERA_NOT_RUNNING',
+      );
+    return run;
+  }
+
   function pickupCamera(cameraId: string | undefined): Run {
-    if (cameraId !== undefined) {
-      const run = runs.get(cameraId);
-      if (!run)
-        throw new VisionUnavailableError(
-          `Camera ${cameraId} is not running (disabled, offline or not registered)`,
-          'CAMERA_NOT_RUNNING',
-        );
-      return run;
-    }
+    if (cameraId !== undefined) return runningCamera(cameraId);
     const candidates = [...runs.values()].filter(
       (run) => run.camera.type === 'food_recognition' || run.camera.type === 'pickup_window',
     );
@@ -558,10 +584,14 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
     start() {
       stopRetention = scheduleRetention(snapshots, log);
       stopRowRetention = scheduleRowRetention();
+      directory = new Map();
       for (const camera of registry.listCameras()) {
+        directory.set(camera.id, camera);
         if (camera.enabled) void apply(camera.id, camera, registry.effectiveSettings(camera.id));
       }
       unsubscribeChanges = registry.onChange((cameraId, settings, camera) => {
+        if (camera) directory?.set(cameraId, camera);
+        else directory?.delete(cameraId);
         if (settings && settings.edge !== edge) void onEdgeChange(settings.edge);
         void apply(cameraId, camera, settings);
       });
@@ -571,6 +601,15 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
     settled: () => Promise.all(pending.values()).then(() => undefined),
     running: () => [...runs.keys()],
     pipeline: (cameraId: string) => runs.get(cameraId)?.pipeline,
+    /**
+     * Every registered camera's state and live figures, in the registry's order. From memory once
+     * started: cheap enough to ask every second (the kiosk's feed does).
+     */
+    cameraStatuses: screens.cameraStatuses,
+    frameJpeg: screens.frameJpeg,
+    liveFrame: screens.liveFrame,
+    shiftStart: screens.shiftStart,
+    laneHistory: screens.laneHistory,
     verify,
     review: verifier.review,
     /** Live lane figures of a lane camera (the first lane camera by default). */
@@ -594,12 +633,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
       })),
     /** A still of the camera now, for drawing its zones; answers the picture and how the zones read. */
     async calibrate(cameraId: string) {
-      const run = runs.get(cameraId);
-      if (!run)
-        throw new VisionUnavailableError(
-          `Camera ${cameraId} is not running (disabled, offline or not registered)`,
-          'CAMERA_NOT_RUNNING',
-        );
+      const run = runningCamera(cameraId);
       let frame: { data: Buffer; width: number; height: number } | undefined;
       let found: TrackedObject[] = [];
       await run.pipeline
@@ -645,6 +679,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
     snapshotsDir: () => snapshots.dir,
     async stop() {
       stopped = true;
+      directory = undefined;
       unsubscribeChanges?.();
       unsubscribeEvents?.();
       stopRetention();
