@@ -8,6 +8,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const CAMERA_HEAVY = [
   'test/vision/pipeline/*-eval.test.ts',
   'test/vision/runtime/runtime.test.ts',
+  'test/vision/runtime/live-camera.test.ts',
   'test/kiosk/ui/*.test.ts',
 ];
 

@@ -230,7 +230,7 @@ export async function buildApplianceApp(
         alerts: services.devices.alerts({ open: true, limit: 100 }),
       }),
       drive_thru: () => vision?.laneStatus() ?? null,
-      cameras: () => [],
+      cameras: () => vision?.cameraStatuses() ?? [],
       actions: () => services.actions.list(),
     },
   });

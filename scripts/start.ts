@@ -15,6 +15,7 @@ import { deviceTopic } from '../shared/mqtt/topics.ts';
 import { stopOnSignal } from '../shared/process/stop-on-signal.ts';
 import { type DemoStaff, seedDemoAppliance } from './demo-appliance.ts';
 import { startDemoCameras } from './demo-cameras.ts';
+import { ensureKioskBuilt } from './kiosk/build-ui.ts';
 
 export const DEMO = {
   tenant: { slug: 'demo', name: 'Demo Restaurants', tier: 'professional' as const },
@@ -204,6 +205,7 @@ function applianceBanner(
   });
   return [
     `Demo store      ${url}${note}   (appliance: orders, kitchen, payments, stock, time clock, devices; syncs with the cloud)`,
+    `Store kiosk     ${url}/kiosk/   (the operator UI: tap Demo Staff, PIN ${DEMO.staff.pin})`,
     `Store API docs  ${url}/docs`,
     `Store MQTT      mqtt://127.0.0.1:${appliance.broker.tcpPort}   (development listener: no certificates, no ACL)`,
     ...(appliance.broker.tlsPort
@@ -237,6 +239,9 @@ async function main() {
     process.stderr.write(`start: ${error.message}\n`);
     process.exit(2);
   }
+  // The operator UI the appliance serves at /kiosk/: built on first start (a few seconds), and
+  // again only when its sources changed.
+  if (await ensureKioskBuilt({ quiet: true })) process.stdout.write('start: built the kiosk UI\n');
   const requested = config.port;
   const fallback = process.env.CLOUD_PORT === undefined && !(await portIsFree(requested, config.host));
   const cloud = await startCloud({ ...config, port: fallback ? 0 : requested }, { beforeListen: seedDemo });
