@@ -169,11 +169,10 @@ export async function buildApplianceApp(
   await app.register(paymentRoutes, { prefix: '/v1/commerce', ...services });
   await app.register(inventoryRoutes, { prefix: '/v1/commerce', ...services });
   await app.register(timeClockRoutes, { prefix: '/v1/commerce', ...services });
-  if (deps.broker) {
-    // At the root, before the kitchen feed: one WebSocket server answers every upgrade.
-    await app.register(websocket);
-    await app.register(mqttWebSocketRoutes, { broker: deps.broker });
-  }
+  // At the root, before any WebSocket route (MQTT, the KDS and kiosk feeds): one WebSocket server
+  // answers every upgrade. Registered inside each module instead, two would both take the socket.
+  await app.register(websocket);
+  if (deps.broker) await app.register(mqttWebSocketRoutes, { broker: deps.broker });
   await app.register(kitchenRoutes, { prefix: '/v1/commerce', db: deps.db, kitchen: services.kitchen });
   await app.register(deviceRoutes, {
     prefix: '/v1/devices',

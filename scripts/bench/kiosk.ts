@@ -62,6 +62,8 @@ async function startStore() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-kiosk-'));
   const config = {
     ...loadApplianceConfig({
+      TENANT_ID: newId(),
+      LOCATION_ID: newId(),
       APPLIANCE_DATA_DIR: dir,
       APPLIANCE_VISION: 'off',
       APPLIANCE_TIMEZONE: 'America/New_York',
