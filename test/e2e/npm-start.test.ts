@@ -58,6 +58,11 @@ describe('npm start', () => {
     );
     // The enrolled demo appliance joins the fleet over TLS with its certificate.
     expect(printed).toMatch(/Fleet broker\s+mqtts:\/\/\S+/);
+    // The operator UI is built and served by the store's appliance.
+    expect(printed).toMatch(/Store kiosk\s+http:\S+\/kiosk\//);
+    const kiosk = await fetch(`${urls.store}/kiosk/`);
+    expect(kiosk.status).toBe(200);
+    expect(await kiosk.text()).toContain('<div id="app">');
 
     const admin = await post(`${urls.cloud}/v1/auth/login`, {
       email: 'admin@demo.test',
