@@ -124,7 +124,7 @@ export function createSyncWorker(
       } catch (error) {
         // The open wait request is the first to notice the cloud going away; the screens should
         // not learn it only at the next scheduled round. The round's back-off covers reconnecting.
-        if (error instanceof CloudUnavailableError && online) {
+        if (error instanceof CloudUnavailableError && online && !stopped) {
           observability.log?.warn({ err: error }, 'sync: the cloud is unreachable; selling continues');
           online = false;
         }
