@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { conventionsPlugin } from '../shared/http/conventions.ts';
 import { serverOptions } from '../shared/http/server-options.ts';
+import { billingRoutes } from './billing/index.ts';
 import type { CloudConfig } from './config.ts';
 import { iotRoutes, mdmRoutes } from './devices/index.ts';
 import { authPlugin } from './gateway/auth.ts';
@@ -99,6 +100,7 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
   await app.register(mdmRoutes, { prefix: '/v1/mdm', devices: services.devices, audit: services.audit });
   await app.register(iotRoutes, { prefix: '/v1/iot', devices: services.devices });
   await app.register(incidentRoutes, { prefix: '/v1/incidents', incidents: services.incidents });
+  await app.register(billingRoutes, { prefix: '/v1/billing', billing: services.billing });
   await app.register(visionApiRoutes, { prefix: '/api/vision', vision: services.vision });
   await app.register(visionRoutes, { prefix: '/v1/vision', vision: services.vision, audit: services.audit });
   await app.register(visionModelRoutes, {

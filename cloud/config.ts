@@ -32,6 +32,8 @@ export interface CloudConfig {
   /** The address appliances and clients reach this cloud by (model download URLs); unset: each request's own. */
   publicUrl: string | undefined;
   visionModels: VisionModelOptions;
+  /** Where billing forwards pause and resume; unset: the cloud's own tenancy, in process. */
+  platformServiceUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -75,6 +77,7 @@ export const CLOUD_VARIABLES = [
   'CLOUD_FLEET_PREFIX',
   'CLOUD_PUBLIC_URL',
   'CLOUD_VISION_MODEL_MAX_MB',
+  'PLATFORM_SERVICE_URL',
 ] as const;
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number) {
@@ -240,6 +243,12 @@ export function loadCloudConfig(env: Env): CloudConfig {
           2048,
         ),
     },
+    platformServiceUrl: url(
+      env,
+      'PLATFORM_SERVICE_URL',
+      (v) => URL.canParse(v) && /^https?:\/\//.test(v),
+      'an http:// or https:// URL',
+    ),
     devices: {
       // 825 days is the longest any TLS client still accepts for a leaf certificate.
       certificateDays: integer(env, 'CLOUD_DEVICE_CERT_DAYS', DEFAULT_DEVICE_OPTIONS.certificateDays, 1, 825),

@@ -3,6 +3,7 @@ import type { Clock } from '../shared/clock.ts';
 import { AppError } from '../shared/http/errors.ts';
 import type { IdGenerator } from '../shared/ids.ts';
 import { createAuditLog } from './audit/index.ts';
+import { createBillingService, createHttpPlatform, createInProcessPlatform } from './billing/index.ts';
 import type { CloudConfig } from './config.ts';
 import type { Store } from './db/index.ts';
 import { createDeviceService } from './devices/index.ts';
@@ -123,7 +124,34 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
       (await tenancy.findLocation(tenantId, locationId)) !== undefined,
   });
   linkVision(sync, vision);
-  return { audit, tenancy, identity, events, sync, webhooks, devices, incidents, visionModels, vision };
+  const billing = createBillingService({
+    store,
+    clock,
+    newId,
+    log,
+    platform: config.platformServiceUrl
+      ? createHttpPlatform(config.platformServiceUrl)
+      : createInProcessPlatform(async (tenantId) => {
+          const tenant = await tenancy.getTenant(tenantId).catch((error: unknown) => {
+            if (error instanceof AppError && error.status === 404) return undefined;
+            throw error;
+          });
+          return tenant?.status === 'active';
+        }),
+  });
+  return {
+    audit,
+    tenancy,
+    identity,
+    events,
+    sync,
+    webhooks,
+    devices,
+    incidents,
+    visionModels,
+    vision,
+    billing,
+  };
 }
 
 export type CloudServices = ReturnType<typeof createCloudServices>;

@@ -1,4 +1,5 @@
 import type { AuditTables } from '../audit/store.ts';
+import type { BillingTables } from '../billing/tables.ts';
 import type { DeviceTables } from '../devices/tables.ts';
 import type { EventTables } from '../events/index.ts';
 import type { IdentityTables } from '../identity/tables.ts';
@@ -19,4 +20,5 @@ export type Database = TenancyTables &
   DeviceTables &
   IncidentTables &
   VisionTables &
-  VisionModelTables;
+  VisionModelTables &
+  BillingTables;

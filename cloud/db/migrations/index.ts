@@ -9,6 +9,7 @@ import * as deviceTelemetryMinutes from './0007-device-telemetry-minutes.ts';
 import * as incidents from './0008-incidents.ts';
 import * as vision from './0009-vision.ts';
 import * as visionModels from './0010-vision-models.ts';
+import * as billing from './0011-billing.ts';
 
 /** Applied in name order; never edit one that has shipped, add the next. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008-incidents': incidents,
   '0009-vision': vision,
   '0010-vision-models': visionModels,
+  '0011-billing': billing,
 };
