@@ -17,6 +17,7 @@ import * as fleetSettings from './0015-fleet-settings.ts';
 import * as visionCameras from './0016-vision-cameras.ts';
 import * as visionHistory from './0017-vision-history.ts';
 import * as visionReviews from './0018-vision-reviews.ts';
+import * as ordersNewestFirst from './0019-orders-newest-first.ts';
 
 export interface ApplianceMigration {
   version: number;
@@ -50,4 +51,5 @@ export const migrations: ApplianceMigration[] = [
   visionCameras.migration,
   visionHistory.migration,
   visionReviews.migration,
+  ordersNewestFirst.migration,
 ];
