@@ -1,0 +1,83 @@
+/**
+ * P&L spans sync and tenancy: the stores' orders, items, payments, punches, recipes and menu items
+ * reach the P&L rollups in the transaction of the push that brought them (so a rollup never
+ * misses or double-counts a row), and the reports read the tenant's brands, regions and locations
+ * from tenancy.
+ */
+import type { Fields, SyncTableName } from '../../shared/sync/registry.ts';
+import type { Db } from '../db/index.ts';
+import {
+  recordMenuItems,
+  recordOrderItems,
+  recordOrders,
+  recordPayments,
+  recordPunches,
+  recordRecipes,
+  type Structure,
+} from '../pnl/index.ts';
+import type { SyncService } from '../sync/service.ts';
+import type { TenancyService } from '../tenancy/service.ts';
+import { createTenancyStore } from '../tenancy/store.ts';
+
+type Where = { tenantId: string; locationId: string };
+type Recorder = (trx: Db, at: Where, rows: Fields[]) => Promise<void>;
+
+const PAGE = 500;
+
+export function linkPnl(sync: SyncService) {
+  // Read on the push's own transaction: SQLite has one connection, which the push holds.
+  const timezoneOf = async (trx: Db, at: Where) =>
+    (await createTenancyStore(trx).location(at.tenantId, at.locationId))?.timezone ?? 'UTC';
+  const observers: Array<[SyncTableName, Recorder]> = [
+    ['orders', recordOrders],
+    ['order_items', recordOrderItems],
+    ['payments', recordPayments],
+    ['time_punches', async (trx, at, rows) => recordPunches(trx, at, await timezoneOf(trx, at), rows)],
+    ['recipes', recordRecipes],
+    ['menu_items', recordMenuItems],
+  ];
+  for (const [table, record] of observers)
+    sync.observe(table, (trx, scope, rows) =>
+      record(
+        trx,
+        scope,
+        rows.map(({ fields }) => fields),
+      ),
+    );
+}
+
+async function everything<T extends { id: string }>(
+  list: (page: { limit: number; after?: string }) => Promise<{ items: T[] }>,
+) {
+  const all: T[] = [];
+  for (let after: string | undefined; ; ) {
+    const { items } = await list({ limit: PAGE, ...(after ? { after } : {}) });
+    all.push(...items);
+    if (items.length < PAGE) return all;
+    after = items.at(-1)!.id;
+  }
+}
+
+/** The tenant's brands, regions and locations as the reports group them. */
+export function pnlStructure(tenancy: TenancyService) {
+  return async (tenantId: string): Promise<Structure> => {
+    const [brands, regions, locations] = await Promise.all([
+      everything((page) => tenancy.listGroups('brands', tenantId, page)),
+      everything((page) => tenancy.listGroups('regions', tenantId, page)),
+      everything((page) => tenancy.listLocations(tenantId, page)),
+    ]);
+    return {
+      brands: brands.map((b) => ({ id: b.id, name: b.name })),
+      regions: regions.map((r) => ({ id: r.id, name: r.name })),
+      locations: locations.map((l) => ({
+        id: l.id,
+        name: l.name,
+        brand_id: l.brand_id,
+        region_id: l.region_id,
+      })),
+    };
+  };
+}
+
+export const pnlStaffExists = (tenancy: TenancyService) => async (tenantId: string, staffId: string) =>
+  (await tenancy.findMember(tenantId, staffId)) !== undefined;

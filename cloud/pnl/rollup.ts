@@ -1,0 +1,399 @@
+import { sql } from 'kysely';
+import type { Fields } from '../../shared/sync/registry.ts';
+import type { Db } from '../db/index.ts';
+import { refreshMenuCosts } from './costs.ts';
+import { addDays, localDay } from './dates.ts';
+import { type PnlDb, pnlDb } from './db.ts';
+
+const CHUNK = 400;
+const chunks = <T>(items: T[]) =>
+  Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, i) => items.slice(i * CHUNK, (i + 1) * CHUNK));
+
+const num = (value: unknown) => Number(value ?? 0);
+const text = (value: unknown) => String(value ?? '');
+
+export interface Where {
+  tenantId: string;
+  locationId: string;
+}
+
+async function daysOfOrders(db: PnlDb, at: Where, orderIds: string[]) {
+  const days = new Set<string>();
+  for (const ids of chunks([...new Set(orderIds)])) {
+    const rows = await db
+      .selectFrom('pnl_orders')
+      .select('business_day')
+      .where('tenant_id', '=', at.tenantId)
+      .where('location_id', '=', at.locationId)
+      .where('id', 'in', ids)
+      .execute();
+    for (const row of rows) days.add(row.business_day);
+  }
+  return days;
+}
+
+/** Orders: each replaces its previous contribution; a cancelled order counts for nothing. */
+export async function recordOrders(trx: Db, at: Where, rows: Fields[]) {
+  const db = pnlDb(trx);
+  const facts = rows.map((row) => ({
+    tenant_id: at.tenantId,
+    location_id: at.locationId,
+    id: text(row.id),
+    business_day: text(row.business_day),
+    counted: row.status === 'cancelled' ? 0 : 1,
+    subtotal_minor: num(row.subtotal_minor),
+  }));
+  const days = await daysOfOrders(
+    db,
+    at,
+    facts.map((f) => f.id),
+  );
+  for (const part of chunks(facts))
+    await db
+      .insertInto('pnl_orders')
+      .values(part)
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'location_id', 'id']).doUpdateSet((eb) => ({
+          business_day: eb.ref('excluded.business_day'),
+          counted: eb.ref('excluded.counted'),
+          subtotal_minor: eb.ref('excluded.subtotal_minor'),
+        })),
+      )
+      .execute();
+  for (const fact of facts) days.add(fact.business_day);
+  await recomputeDays(trx, at, [...days]);
+}
+
+export async function recordOrderItems(trx: Db, at: Where, rows: Fields[]) {
+  const db = pnlDb(trx);
+  const facts = rows.map((row) => ({
+    tenant_id: at.tenantId,
+    location_id: at.locationId,
+    id: text(row.id),
+    order_id: text(row.order_id),
+    menu_item_id: text(row.menu_item_id),
+    quantity: num(row.quantity),
+  }));
+  for (const part of chunks(facts))
+    await db
+      .insertInto('pnl_lines')
+      .values(part)
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'location_id', 'id']).doUpdateSet((eb) => ({
+          order_id: eb.ref('excluded.order_id'),
+          menu_item_id: eb.ref('excluded.menu_item_id'),
+          quantity: eb.ref('excluded.quantity'),
+        })),
+      )
+      .execute();
+  // An item whose order has not arrived yet counts when the order does.
+  await recomputeDays(trx, at, [
+    ...(await daysOfOrders(
+      db,
+      at,
+      facts.map((f) => f.order_id),
+    )),
+  ]);
+}
+
+export async function recordPayments(trx: Db, at: Where, rows: Fields[]) {
+  const db = pnlDb(trx);
+  const facts = rows.map((row) => ({
+    tenant_id: at.tenantId,
+    location_id: at.locationId,
+    id: text(row.id),
+    order_id: text(row.order_id),
+    refunded_minor: num(row.refunded_minor),
+  }));
+  for (const part of chunks(facts))
+    await db
+      .insertInto('pnl_payments')
+      .values(part)
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'location_id', 'id']).doUpdateSet((eb) => ({
+          order_id: eb.ref('excluded.order_id'),
+          refunded_minor: eb.ref('excluded.refunded_minor'),
+        })),
+      )
+      .execute();
+  await recomputeDays(trx, at, [
+    ...(await daysOfOrders(
+      db,
+      at,
+      facts.map((f) => f.order_id),
+    )),
+  ]);
+}
+
+/** Punches: the hours of the days they touch are worked out again from every punch of the store. */
+export async function recordPunches(trx: Db, at: Where, timezone: string, rows: Fields[]) {
+  const db = pnlDb(trx);
+  const facts = rows.map((row) => ({
+    tenant_id: at.tenantId,
+    location_id: at.locationId,
+    id: text(row.id),
+    staff_id: text(row.staff_id),
+    kind: text(row.kind),
+    at: new Date(text(row.at)).toISOString(),
+  }));
+  const days = new Set<string>();
+  for (const ids of chunks(facts.map((f) => f.id))) {
+    const old = await db
+      .selectFrom('pnl_punches')
+      .select('at')
+      .where('tenant_id', '=', at.tenantId)
+      .where('location_id', '=', at.locationId)
+      .where('id', 'in', ids)
+      .execute();
+    for (const row of old) days.add(localDay(row.at, timezone));
+  }
+  for (const part of chunks(facts))
+    await db
+      .insertInto('pnl_punches')
+      .values(part)
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'location_id', 'id']).doUpdateSet((eb) => ({
+          staff_id: eb.ref('excluded.staff_id'),
+          kind: eb.ref('excluded.kind'),
+          at: eb.ref('excluded.at'),
+        })),
+      )
+      .execute();
+  for (const fact of facts) days.add(localDay(fact.at, timezone));
+  // A clock-out after midnight closes the shift of the day before.
+  for (const day of [...days]) days.add(addDays(day, -1));
+  await recomputeHours(trx, at, timezone, [...days]);
+  await recomputeDays(trx, at, [...days]);
+}
+
+/** Seconds worked per staff member and the local day their shift began; breaks are not paid. */
+export function hoursOf(punches: Array<{ staff_id: string; kind: string; at: string }>, timezone: string) {
+  const worked = new Map<string, number>();
+  const open = new Map<string, { day: string; since: number | null; seconds: number }>();
+  for (const punch of punches) {
+    const t = Date.parse(punch.at);
+    const shift = open.get(punch.staff_id);
+    if (punch.kind === 'clock_in') {
+      open.set(punch.staff_id, { day: localDay(punch.at, timezone), since: t, seconds: 0 });
+      continue;
+    }
+    if (!shift) continue;
+    if (shift.since !== null && (punch.kind === 'break_start' || punch.kind === 'clock_out')) {
+      shift.seconds += Math.max(0, Math.round((t - shift.since) / 1000));
+      shift.since = null;
+    }
+    if (punch.kind === 'break_end' && shift.since === null) shift.since = t;
+    if (punch.kind !== 'clock_out') continue;
+    const key = `${punch.staff_id}|${shift.day}`;
+    worked.set(key, (worked.get(key) ?? 0) + shift.seconds);
+    open.delete(punch.staff_id);
+  }
+  return [...worked].map(([key, seconds]) => {
+    const [staff_id, business_day] = key.split('|') as [string, string];
+    return { staff_id, business_day, seconds };
+  });
+}
+
+async function recomputeHours(trx: Db, at: Where, timezone: string, days: string[]) {
+  const db = pnlDb(trx);
+  const sorted = [...days].sort();
+  const from = `${addDays(sorted[0]!, -2)}T00:00:00.000Z`;
+  const to = `${addDays(sorted.at(-1)!, 3)}T00:00:00.000Z`;
+  const punches = await db
+    .selectFrom('pnl_punches')
+    .select(['staff_id', 'kind', 'at'])
+    .where('tenant_id', '=', at.tenantId)
+    .where('location_id', '=', at.locationId)
+    .where('at', '>=', from)
+    .where('at', '<', to)
+    .orderBy('staff_id')
+    .orderBy('at')
+    .execute();
+  const wanted = new Set(days);
+  const hours = hoursOf(punches, timezone).filter((h) => wanted.has(h.business_day) && h.seconds > 0);
+  for (const part of chunks(days))
+    await db
+      .deleteFrom('pnl_day_hours')
+      .where('tenant_id', '=', at.tenantId)
+      .where('location_id', '=', at.locationId)
+      .where('business_day', 'in', part)
+      .execute();
+  for (const part of chunks(hours))
+    await db
+      .insertInto('pnl_day_hours')
+      .values(part.map((h) => ({ tenant_id: at.tenantId, location_id: at.locationId, ...h })))
+      .execute();
+}
+
+/** Recipes and menu items change what an item costs: the store's costs are worked out again. */
+export async function recordRecipes(trx: Db, at: Where, rows: Fields[]) {
+  const db = pnlDb(trx);
+  const facts = rows.map((row) => ({
+    tenant_id: at.tenantId,
+    location_id: at.locationId,
+    menu_item_id: text(row.menu_item_id),
+    components: typeof row.components === 'string' ? row.components : JSON.stringify(row.components ?? []),
+  }));
+  for (const part of chunks(facts))
+    await db
+      .insertInto('pnl_recipes')
+      .values(part)
+      .onConflict((oc) =>
+        oc
+          .columns(['tenant_id', 'location_id', 'menu_item_id'])
+          .doUpdateSet((eb) => ({ components: eb.ref('excluded.components') })),
+      )
+      .execute();
+  await refreshMenuCosts(trx, at.tenantId, at.locationId);
+  await reprice(trx, at.tenantId, { locationId: at.locationId });
+}
+
+export async function recordMenuItems(trx: Db, at: Where, rows: Fields[]) {
+  const db = pnlDb(trx);
+  const facts = rows.map((row) => ({
+    tenant_id: at.tenantId,
+    location_id: at.locationId,
+    id: text(row.id),
+    category_id: text(row.category_id),
+    name: text(row.name),
+  }));
+  for (const part of chunks(facts))
+    await db
+      .insertInto('pnl_menu_items')
+      .values(part)
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'location_id', 'id']).doUpdateSet((eb) => ({
+          category_id: eb.ref('excluded.category_id'),
+          name: eb.ref('excluded.name'),
+        })),
+      )
+      .execute();
+  await refreshMenuCosts(trx, at.tenantId, at.locationId);
+  await reprice(trx, at.tenantId, { locationId: at.locationId });
+}
+
+async function sumsByDay(query: Promise<Array<{ business_day: string; total: unknown }>>) {
+  return new Map((await query).map((row) => [row.business_day, num(row.total)]));
+}
+
+/**
+ * A location's days worked out again from its facts: units sold per menu item, then the day's money
+ * (gross from counted orders' subtotals, refunds from their payments), then its costs.
+ */
+export async function recomputeDays(trx: Db, at: Where, days: string[]) {
+  if (days.length === 0) return;
+  const db = pnlDb(trx);
+  for (const part of chunks([...new Set(days)])) {
+    await db
+      .deleteFrom('pnl_day_items')
+      .where('tenant_id', '=', at.tenantId)
+      .where('location_id', '=', at.locationId)
+      .where('business_day', 'in', part)
+      .execute();
+    await db
+      .insertInto('pnl_day_items')
+      .columns(['tenant_id', 'location_id', 'business_day', 'menu_item_id', 'quantity'])
+      .expression(
+        db
+          .selectFrom('pnl_lines as l')
+          .innerJoin('pnl_orders as o', (join) =>
+            join
+              .onRef('o.tenant_id', '=', 'l.tenant_id')
+              .onRef('o.location_id', '=', 'l.location_id')
+              .onRef('o.id', '=', 'l.order_id'),
+          )
+          .select((eb) => [
+            'l.tenant_id',
+            'l.location_id',
+            'o.business_day',
+            'l.menu_item_id',
+            eb.fn.sum<number>('l.quantity').as('quantity'),
+          ])
+          .where('l.tenant_id', '=', at.tenantId)
+          .where('l.location_id', '=', at.locationId)
+          .where('o.counted', '=', 1)
+          .where('o.business_day', 'in', part)
+          .groupBy(['l.tenant_id', 'l.location_id', 'o.business_day', 'l.menu_item_id']),
+      )
+      .execute();
+    const orders = db
+      .selectFrom('pnl_orders')
+      .select((eb) => ['business_day', eb.fn.sum<string>('subtotal_minor').as('total')])
+      .where('tenant_id', '=', at.tenantId)
+      .where('location_id', '=', at.locationId)
+      .where('counted', '=', 1)
+      .where('business_day', 'in', part)
+      .groupBy('business_day');
+    const refunds = db
+      .selectFrom('pnl_payments as p')
+      .innerJoin('pnl_orders as o', (join) =>
+        join
+          .onRef('o.tenant_id', '=', 'p.tenant_id')
+          .onRef('o.location_id', '=', 'p.location_id')
+          .onRef('o.id', '=', 'p.order_id'),
+      )
+      .select((eb) => ['o.business_day', eb.fn.sum<string>('p.refunded_minor').as('total')])
+      .where('p.tenant_id', '=', at.tenantId)
+      .where('p.location_id', '=', at.locationId)
+      .where('o.counted', '=', 1)
+      .where('o.business_day', 'in', part)
+      .groupBy('o.business_day');
+    const gross = await sumsByDay(orders.execute());
+    const refunded = await sumsByDay(refunds.execute());
+    await db
+      .insertInto('pnl_days')
+      .values(
+        part.map((day) => ({
+          tenant_id: at.tenantId,
+          location_id: at.locationId,
+          business_day: day,
+          gross_minor: gross.get(day) ?? 0,
+          discount_minor: 0,
+          refund_minor: refunded.get(day) ?? 0,
+          food_cost_minor: 0,
+          beverage_cost_minor: 0,
+          labor_cost_minor: 0,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'location_id', 'business_day']).doUpdateSet((eb) => ({
+          gross_minor: eb.ref('excluded.gross_minor'),
+          discount_minor: eb.ref('excluded.discount_minor'),
+          refund_minor: eb.ref('excluded.refund_minor'),
+        })),
+      )
+      .execute();
+    await reprice(trx, at.tenantId, { locationId: at.locationId, days: part });
+  }
+}
+
+/**
+ * Costs of days multiplied again from their quantities at the item costs and wages in force, each
+ * location-day rounded to cents once: every report sums these, so totals add up exactly.
+ */
+export async function reprice(
+  trx: Db,
+  tenantId: string,
+  scope: { locationId?: string; days?: string[] } = {},
+) {
+  const cost = (beverage: 0 | 1) => sql<number>`coalesce((
+      select cast(round(sum(i.quantity * m.unit_cost_micros) / 10000.0) as bigint)
+      from pnl_day_items i join pnl_menu_costs m
+        on m.tenant_id = i.tenant_id and m.location_id = i.location_id and m.menu_item_id = i.menu_item_id
+      where i.tenant_id = pnl_days.tenant_id and i.location_id = pnl_days.location_id
+        and i.business_day = pnl_days.business_day and m.is_beverage = ${beverage}), 0)`;
+  const labor = sql<number>`coalesce((
+      select cast(round(sum(h.seconds * w.hourly_rate_minor) / 3600.0) as bigint)
+      from pnl_day_hours h join pnl_wage_rates w
+        on w.tenant_id = h.tenant_id and w.staff_id = h.staff_id and w.effective_from <= h.business_day
+        and (w.effective_to is null or w.effective_to >= h.business_day)
+      where h.tenant_id = pnl_days.tenant_id and h.location_id = pnl_days.location_id
+        and h.business_day = pnl_days.business_day), 0)`;
+  await pnlDb(trx)
+    .updateTable('pnl_days')
+    .set({ food_cost_minor: cost(0), beverage_cost_minor: cost(1), labor_cost_minor: labor })
+    .where('tenant_id', '=', tenantId)
+    .$if(scope.locationId !== undefined, (q) => q.where('location_id', '=', scope.locationId!))
+    .$if(scope.days !== undefined, (q) => q.where('business_day', 'in', scope.days!))
+    .execute();
+}
