@@ -10,6 +10,7 @@ import { createMemoryRateLimiter, createRedisRateLimiter, TIER_LIMITS } from './
 import { rateLimitPlugin } from './gateway/rate-limit-plugin.ts';
 import { identityRoutes, wellKnownRoutes } from './identity/index.ts';
 import { incidentRoutes } from './incidents/index.ts';
+import { pnlRoutes } from './pnl/index.ts';
 import { type CloudDeps, type CloudServices, createCloudServices } from './services.ts';
 import { syncRoutes } from './sync/routes.ts';
 import { platformRoutes } from './tenancy/index.ts';
@@ -101,6 +102,7 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
   await app.register(iotRoutes, { prefix: '/v1/iot', devices: services.devices });
   await app.register(incidentRoutes, { prefix: '/v1/incidents', incidents: services.incidents });
   await app.register(billingRoutes, { prefix: '/v1/billing', billing: services.billing });
+  await app.register(pnlRoutes, { prefix: '/api/v1/pnl', pnl: services.pnl, ledger: services.pnlLedger });
   await app.register(visionApiRoutes, { prefix: '/api/vision', vision: services.vision });
   await app.register(visionRoutes, { prefix: '/v1/vision', vision: services.vision, audit: services.audit });
   await app.register(visionModelRoutes, {

@@ -9,12 +9,14 @@ import type { Store } from './db/index.ts';
 import { createDeviceService } from './devices/index.ts';
 import { createEventLog } from './events/index.ts';
 import { locationEvents } from './flows/location-events.ts';
+import { linkPnl, pnlStaffExists, pnlStructure } from './flows/pnl-sync.ts';
 import { linkStoreDevices } from './flows/store-devices.ts';
 import { linkVision, visionEdges } from './flows/vision.ts';
 import { createIdentity } from './identity/index.ts';
 import { createSecretHasher } from './identity/secrets.ts';
 import type { ThrottlePolicies } from './identity/throttle.ts';
 import { createIncidentService } from './incidents/index.ts';
+import { createLedgerService, createPnlService } from './pnl/index.ts';
 import { createSyncService, type SyncService } from './sync/service.ts';
 import { createTenancyService } from './tenancy/service.ts';
 import { createVisionService } from './vision/index.ts';
@@ -124,6 +126,16 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
       (await tenancy.findLocation(tenantId, locationId)) !== undefined,
   });
   linkVision(sync, vision);
+  const structure = pnlStructure(tenancy);
+  const pnl = createPnlService({ db: store.db, structure });
+  const pnlLedger = createLedgerService({
+    db: store.db,
+    clock,
+    newId,
+    structure,
+    staffExists: pnlStaffExists(tenancy),
+  });
+  linkPnl(sync);
   const billing = createBillingService({
     store,
     clock,
@@ -151,6 +163,8 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     visionModels,
     vision,
     billing,
+    pnl,
+    pnlLedger,
   };
 }
 

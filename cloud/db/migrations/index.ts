@@ -10,6 +10,7 @@ import * as incidents from './0008-incidents.ts';
 import * as vision from './0009-vision.ts';
 import * as visionModels from './0010-vision-models.ts';
 import * as billing from './0011-billing.ts';
+import * as pnl from './0012-pnl.ts';
 
 /** Applied in name order; never edit one that has shipped, add the next. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009-vision': vision,
   '0010-vision-models': visionModels,
   '0011-billing': billing,
+  '0012-pnl': pnl,
 };
