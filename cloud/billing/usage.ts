@@ -31,9 +31,10 @@ export interface UsageIngestOptions {
 }
 
 const keyOf = (tenantId: string, key: string) => `${tenantId}\u0000${key}`;
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function createUsageIngest(
-  deps: { db: Db; clock: Clock; newId: IdGenerator },
+  deps: { db: Db; clock: Clock; newId: IdGenerator; isTransientConflict(error: unknown): boolean },
   options: UsageIngestOptions,
 ) {
   const { db } = deps;
@@ -82,6 +83,15 @@ export function createUsageIngest(
     return found;
   }
 
+  async function insertWithRetry(rows: UsageRecordRow[], attempts = 3): Promise<Set<string>> {
+    try {
+      return await insertNew(db, rows);
+    } catch (error) {
+      if (attempts <= 1 || !deps.isTransientConflict(error)) throw error;
+      return insertWithRetry(rows, attempts - 1);
+    }
+  }
+
   async function write(batch: Pending[]) {
     await checkSubscriptions(batch);
     const createdAt = deps.clock.now().toISOString();
@@ -91,8 +101,14 @@ export function createUsageIngest(
       if (!firsts.has(key) && known.has(keyOf(pending.tenantId, pending.input.subscription_id)))
         firsts.set(key, rowOf(pending, createdAt));
     }
-    const rows = [...firsts.values()];
-    const inserted = await insertNew(db, rows);
+    // One key order for every insert: concurrent inserts that share keys then wait for one
+    // another instead of deadlocking on the unique index.
+    const rows = [...firsts.values()].sort((a, b) =>
+      a.tenant_id === b.tenant_id
+        ? compare(a.idempotency_key, b.idempotency_key)
+        : compare(a.tenant_id, b.tenant_id),
+    );
+    const inserted = await insertWithRetry(rows);
     const earlier = await existing(rows.filter((row) => !inserted.has(row.id)));
     const answered = new Set<string>();
     for (const pending of batch) {

@@ -1,0 +1,164 @@
+/**
+ * Usage ingestion benchmark (issue 9): records/s over HTTP against a real gateway process on SQLite
+ * and PostgreSQL, a replay with 10% duplicates checked against the summary (zero double counts), the
+ * time from a post to its record showing in the summary, and the baseline of the same inserts
+ * straight into the store. Writes bench-results/usage.json when run directly:
+ * `npx tsx scripts/bench/pnl/usage.ts [--quick] [--backend sqlite|pg]`.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { signalAll, startServer, withServer } from '../lib/children.ts';
+import { codeVersion, machineSampler } from '../lib/report.ts';
+import { USAGE_BENCH_USER } from './usage-accounts.ts';
+import { measureBaseline } from './usage-baseline.ts';
+import { replay, signIn, singlePosts, type Target, visibility } from './usage-load.ts';
+
+export type UsageBackend = 'sqlite' | 'pg';
+
+export interface UsageBenchOptions {
+  /** Both unless one is named. */
+  backend?: UsageBackend | undefined;
+  quick?: boolean | undefined;
+}
+
+const SERVER = fileURLToPath(new URL('./usage-server.ts', import.meta.url));
+const RESULTS_DIR = fileURLToPath(new URL('../../../bench-results/', import.meta.url));
+const DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+
+export const USAGE_GOALS = { records_per_sec_pg: 10_000, visible_within_ms: 1000 } as const;
+
+const PLANS = {
+  full: { seconds: 15, connections: 64, replay: 1_000_000, visibilitySamples: 50, baseline: 200_000 },
+  quick: { seconds: 4, connections: 64, replay: 100_000, visibilitySamples: 15, baseline: 50_000 },
+};
+
+async function measureBackend(backend: UsageBackend, plan: (typeof PLANS)['full']) {
+  const schema = `bench_usage_${randomBytes(4).toString('hex')}`;
+  const env: Record<string, string> =
+    backend === 'pg' ? { BENCH_DATABASE_URL: DATABASE_URL, BENCH_DATABASE_SCHEMA: schema } : {};
+  const server = startServer({ file: SERVER, env, keys: ['port', 'tenant_id', 'subscription_ids'] });
+  const http = await withServer(server, async (announced) => {
+    const url = `http://127.0.0.1:${announced.port}`;
+    const target: Target = {
+      url,
+      token: await signIn(url, USAGE_BENCH_USER),
+      subscriptionIds: announced.subscription_ids as string[],
+    };
+    // Visibility is sampled while the single-post load runs, as it would be in production.
+    const [single, visible] = await Promise.all([
+      singlePosts(target, plan.connections, plan.seconds, 'single'),
+      visibility(
+        target,
+        plan.visibilitySamples,
+        Math.floor((plan.seconds * 1000) / (plan.visibilitySamples + 5)),
+        'seen',
+      ),
+    ]);
+    const replayed = await replay(target, {
+      total: plan.replay,
+      batchSize: 1000,
+      concurrency: 8,
+      metric: 'replay',
+    });
+    return { single_posts: single, visibility_under_load: visible, replay: replayed };
+  });
+  const baseline = await measureBaseline(backend, DATABASE_URL, plan.baseline);
+  const problems = [
+    ...(http.replay.double_counts !== 0 ? [`replay: ${http.replay.double_counts} double counts`] : []),
+    ...(http.replay.quantity_difference !== 0
+      ? [`replay: quantity off by ${http.replay.quantity_difference}`]
+      : []),
+    ...(http.replay.outcomes.failed_batches > 0
+      ? [`replay: ${http.replay.outcomes.failed_batches} failed batches`]
+      : []),
+    ...Object.entries(http.single_posts.statuses)
+      .filter(([status]) => status !== '201')
+      .map(([status, count]) => `single posts: ${count} answered ${status}`),
+  ];
+  return {
+    ...http,
+    baseline,
+    ratio_http_single_to_store:
+      Math.round((http.single_posts.records_per_sec / baseline.store_multirow_records_per_sec) * 1000) / 1000,
+    problems,
+    valid: problems.length === 0,
+  };
+}
+
+export async function runUsageBench(options: UsageBenchOptions = {}) {
+  const plan = options.quick ? PLANS.quick : PLANS.full;
+  const machine = machineSampler();
+  const backends: UsageBackend[] = options.backend ? [options.backend] : ['sqlite', 'pg'];
+  const results: Partial<Record<UsageBackend, Awaited<ReturnType<typeof measureBackend>>>> = {};
+  for (const backend of backends) results[backend] = await measureBackend(backend, plan);
+  const goals = Object.entries(results).flatMap(([backend, r]) => [
+    ...(backend === 'pg'
+      ? [
+          {
+            subject: backend,
+            measure: 'single_posts.records_per_sec',
+            target: `>= ${USAGE_GOALS.records_per_sec_pg}`,
+            value: r.single_posts.records_per_sec,
+            met: r.valid && r.single_posts.records_per_sec >= USAGE_GOALS.records_per_sec_pg,
+          },
+        ]
+      : []),
+    {
+      subject: backend,
+      measure: 'visibility_under_load.ms.max',
+      target: `< ${USAGE_GOALS.visible_within_ms}`,
+      value: r.visibility_under_load.ms.max,
+      met: r.visibility_under_load.ms.max < USAGE_GOALS.visible_within_ms,
+    },
+    {
+      subject: backend,
+      measure: 'replay.double_counts',
+      target: '== 0',
+      value: r.replay.double_counts,
+      met: r.replay.double_counts === 0,
+    },
+  ]);
+  return {
+    name: 'usage',
+    quick: Boolean(options.quick),
+    plan,
+    machine: machine(),
+    code: codeVersion(),
+    results,
+    goals,
+    valid: Object.values(results).every((r) => r.valid),
+  };
+}
+
+export type UsageReport = Awaited<ReturnType<typeof runUsageBench>>;
+
+export function summarizeUsage(report: UsageReport) {
+  return Object.entries(report.results).flatMap(([backend, r]) => [
+    `${backend}: single posts ${r.single_posts.records_per_sec} records/s (p99 ${r.single_posts.latency_ms.p99} ms, ${r.single_posts.connections} connections)`,
+    `${backend}: replay ${r.replay.records} records (${r.replay.duplicates_sent} duplicates) at ${r.replay.records_per_sec} records/s, double counts ${r.replay.double_counts}`,
+    `${backend}: post → visible in summary p50 ${r.visibility_under_load.ms.p50} ms, max ${r.visibility_under_load.ms.max} ms`,
+    `${backend}: baseline store ${r.baseline.store_multirow_records_per_sec} records/s, in-process ingest ${r.baseline.ingest_in_process_records_per_sec} records/s`,
+  ]);
+}
+
+async function main() {
+  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, backend: { type: 'string' } } });
+  const backend = values.backend as UsageBackend | undefined;
+  const report = await runUsageBench({ quick: values.quick, backend });
+  await mkdir(RESULTS_DIR, { recursive: true });
+  await writeFile(join(RESULTS_DIR, 'usage.json'), `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write(`${summarizeUsage(report).join('\n')}\n`);
+  process.exitCode = report.valid ? 0 : 1;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  process.on('exit', signalAll);
+  main().catch((error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    signalAll();
+    process.exitCode = 1;
+  });
+}
