@@ -44,7 +44,13 @@ export function pnlErrorHandler(
 ) {
   const validation = (error as FastifyError).validation as ValidationIssue[] | undefined;
   if (validation) {
-    const details = validationDetails(validation, (error as FastifyError).validationContext ?? 'body');
+    // An enum failure names the accepted values, so the client can fix it without the docs.
+    const issues = validation.map((issue) =>
+      issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)
+        ? { ...issue, message: `must be one of ${issue.params.allowedValues.join(', ')}` }
+        : issue,
+    );
+    const details = validationDetails(issues, (error as FastifyError).validationContext ?? 'body');
     request.log.info({ code: 'INVALID_REQUEST', status: 400 }, 'request refused');
     return reply.code(400).send({ detail: details.map((d) => `${d.field}: ${d.message}`).join('; ') });
   }

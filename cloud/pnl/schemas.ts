@@ -3,7 +3,7 @@ import { BLOCK_FIELDS, SECTION_TYPES, SUMMARY_FIELDS } from './figures.ts';
 import { CLASSIFICATION_KINDS, COST_CLASSES, EXPENSE_CATEGORIES } from './tables.ts';
 
 const literals = <T extends readonly string[]>(values: T) =>
-  Type.Unsafe<T[number]>(Type.Union(values.map((v) => Type.Literal(v))));
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
 const numbers = (fields: readonly string[]) =>
   Type.Object(Object.fromEntries(fields.map((f) => [f, Type.Number()])), { additionalProperties: false });
 
