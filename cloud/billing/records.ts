@@ -71,6 +71,7 @@ function invoiceRow(tenantId: string, id: string, input: NewInvoice, at: string)
 export function createRecordService(deps: RecordDeps) {
   const db = deps.store.db;
   const now = () => deps.clock.now().toISOString();
+  const locking = deps.store.dialect === 'pg';
 
   async function uniqueOr<T>(work: Promise<T>, message: string) {
     try {
@@ -173,6 +174,7 @@ export function createRecordService(deps: RecordDeps) {
         throw validationError('body.processor_subscription_id is not this subscription’s');
       const at = deps.clock.now();
       return db.transaction().execute(async (trx) => {
+        await store.lockSubscription(trx, tenantId, subscriptionId, locking);
         const current = await store.dunning(trx, tenantId, subscriptionId);
         const base = {
           id: current?.id ?? deps.newId(),
@@ -195,6 +197,7 @@ export function createRecordService(deps: RecordDeps) {
     async dunningRecovered(tenantId: string, subscriptionId: string) {
       await deps.subscriptionRow(tenantId, subscriptionId);
       return db.transaction().execute(async (trx) => {
+        await store.lockSubscription(trx, tenantId, subscriptionId, locking);
         const next = afterRecovery(await store.dunning(trx, tenantId, subscriptionId), deps.clock.now());
         if (!next) throw invalidState('The subscription has no failed payment to recover from');
         const saved = await store.saveDunning(trx, next);

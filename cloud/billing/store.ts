@@ -158,6 +158,21 @@ export const refunds = (db: Db, tenantId: string, limit: number) =>
     .limit(limit)
     .execute();
 
+/**
+ * Holds the subscription's row until the transaction ends, so two dunning reports for one
+ * subscription are applied one after the other. PostgreSQL only: SQLite has one writer anyway.
+ */
+export async function lockSubscription(db: Db, tenantId: string, id: string, locking: boolean) {
+  if (!locking) return;
+  await db
+    .selectFrom('billing_subscriptions')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .forUpdate()
+    .execute();
+}
+
 export const dunning = (db: Db, tenantId: string, subscriptionId: string) =>
   db
     .selectFrom('billing_dunning')

@@ -106,4 +106,18 @@ describe.each(backends)('dunning on %s', (backend) => {
       failure_count: 1,
     });
   });
+
+  it('counts concurrent failure reports one after the other', async () => {
+    const sub = await createSubscription(c.adminA);
+    const path = `/v1/billing/subscriptions/${sub.id}/dunning`;
+    ok(
+      await c.adminA('POST', `${path}/failure`, { processor_subscription_id: sub.processor_subscription_id }),
+    );
+    await Promise.all(
+      Array.from({ length: 4 }, () =>
+        c.adminA('POST', `${path}/failure`, { processor_subscription_id: sub.processor_subscription_id }),
+      ),
+    );
+    expect(ok(await c.adminA('GET', path))).toMatchObject({ status: 'exhausted', failure_count: 5 });
+  });
 });
