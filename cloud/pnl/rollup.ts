@@ -128,14 +128,18 @@ export async function recordPayments(trx: Db, at: Where, rows: Fields[]) {
 /** Punches: the hours of the days they touch are worked out again from every punch of the store. */
 export async function recordPunches(trx: Db, at: Where, timezone: string, rows: Fields[]) {
   const db = pnlDb(trx);
-  const facts = rows.map((row) => ({
-    tenant_id: at.tenantId,
-    location_id: at.locationId,
-    id: text(row.id),
-    staff_id: text(row.staff_id),
-    kind: text(row.kind),
-    at: new Date(text(row.at)).toISOString(),
-  }));
+  // A punch whose time does not parse adds no hours (and must not fail the store's push).
+  const facts = rows
+    .filter((row) => Number.isFinite(Date.parse(text(row.at))))
+    .map((row) => ({
+      tenant_id: at.tenantId,
+      location_id: at.locationId,
+      id: text(row.id),
+      staff_id: text(row.staff_id),
+      kind: text(row.kind),
+      at: new Date(text(row.at)).toISOString(),
+    }));
+  if (facts.length === 0) return;
   const days = new Set<string>();
   for (const ids of chunks(facts.map((f) => f.id))) {
     const old = await db

@@ -414,13 +414,20 @@ export function createPnlService(deps: PnlServiceDeps) {
     });
   }
 
+  // Whatever fails while a report is worked out answers 500 with the endpoint's words (spec 2).
   return {
-    consolidated,
-    brand,
-    region,
-    compare,
-    custom,
-    trend,
+    consolidated: (tenantId: string, body: Parameters<typeof consolidated>[1]) =>
+      reportFailure('Failed to generate P&L', () => consolidated(tenantId, body)),
+    brand: (tenantId: string, brandId: string, body: Period) =>
+      reportFailure('Failed to generate brand P&L', () => brand(tenantId, brandId, body)),
+    region: (tenantId: string, regionId: string, body: Period) =>
+      reportFailure('Failed to generate regional P&L', () => region(tenantId, regionId, body)),
+    compare: (tenantId: string, body: Parameters<typeof compare>[1]) =>
+      reportFailure('Failed to compare brands', () => compare(tenantId, body)),
+    custom: (tenantId: string, body: Parameters<typeof custom>[1]) =>
+      reportFailure('Failed to generate custom report', () => custom(tenantId, body)),
+    trend: (tenantId: string, body: Parameters<typeof trend>[1]) =>
+      reportFailure('Failed to get trend data', () => trend(tenantId, body)),
     metrics: metricCatalog,
     sections: () => SECTIONS,
   };
