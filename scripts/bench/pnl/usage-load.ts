@@ -86,6 +86,32 @@ export async function singlePosts(target: Target, connections: number, seconds: 
 }
 
 /**
+ * The gateway's own ceiling with the same client: GET /v1/auth/me, authenticated like a usage post
+ * but with nothing to write. A single-record post can go no faster than this.
+ */
+export async function authCeiling(target: Target, connections: number, seconds: number) {
+  const pool = new Pool(target.url, { connections, pipelining: 1 });
+  let answered = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  async function client() {
+    while (performance.now() < deadline) {
+      const response = await pool.request({
+        path: '/v1/auth/me',
+        method: 'GET',
+        headers: headers(target.token),
+      });
+      await response.body.dump();
+      if (response.statusCode === 200) answered += 1;
+    }
+  }
+  await Promise.all(Array.from({ length: connections }, client));
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  return { connections, requests_per_sec: Math.round(answered / elapsed) };
+}
+
+/**
  * `total` records through POST /usage/batch (`batchSize` each, `concurrency` batches in flight), one
  * in ten repeating the key of an earlier record (often one still in flight in another batch).
  */

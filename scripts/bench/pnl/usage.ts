@@ -14,7 +14,7 @@ import { signalAll, startServer, withServer } from '../lib/children.ts';
 import { codeVersion, machineSampler } from '../lib/report.ts';
 import { USAGE_BENCH_USER } from './usage-accounts.ts';
 import { measureBaseline } from './usage-baseline.ts';
-import { replay, signIn, singlePosts, type Target, visibility } from './usage-load.ts';
+import { authCeiling, replay, signIn, singlePosts, type Target, visibility } from './usage-load.ts';
 
 export type UsageBackend = 'sqlite' | 'pg';
 
@@ -63,7 +63,13 @@ async function measureBackend(backend: UsageBackend, plan: (typeof PLANS)['full'
       concurrency: 8,
       metric: 'replay',
     });
-    return { single_posts: single, visibility_under_load: visible, replay: replayed };
+    const ceiling = await authCeiling(target, plan.connections, plan.seconds);
+    return {
+      single_posts: single,
+      visibility_under_load: visible,
+      replay: replayed,
+      gateway_auth_ceiling: ceiling,
+    };
   });
   const baseline = await measureBaseline(backend, DATABASE_URL, plan.baseline);
   const problems = [
@@ -81,6 +87,9 @@ async function measureBackend(backend: UsageBackend, plan: (typeof PLANS)['full'
   return {
     ...http,
     baseline,
+    ratio_single_to_gateway_ceiling:
+      Math.round((http.single_posts.records_per_sec / http.gateway_auth_ceiling.requests_per_sec) * 1000) /
+      1000,
     ratio_http_single_to_store:
       Math.round((http.single_posts.records_per_sec / baseline.store_multirow_records_per_sec) * 1000) / 1000,
     problems,
@@ -151,6 +160,7 @@ export function summarizeUsage(report: UsageReport) {
       `${backend}: single posts ${r.single_posts.records_per_sec} records/s (p99 ${r.single_posts.latency_ms.p99} ms, ${r.single_posts.connections} connections)`,
       `${backend}: replay ${r.replay.records} records (${r.replay.duplicates_sent} duplicates) at ${r.replay.records_per_sec} records/s, double counts ${r.replay.double_counts}`,
       `${backend}: post → visible in summary p50 ${r.visibility_under_load.ms.p50} ms, max ${r.visibility_under_load.ms.max} ms`,
+      `${backend}: gateway ceiling (GET /v1/auth/me, same client) ${r.gateway_auth_ceiling.requests_per_sec} requests/s`,
       `${backend}: baseline store ${r.baseline.store_multirow_records_per_sec} records/s, in-process ingest ${r.baseline.ingest_in_process_records_per_sec} records/s`,
     ])
     .concat(goals);
