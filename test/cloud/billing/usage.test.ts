@@ -125,4 +125,24 @@ describe.each(backends)('usage metering on %s', (backend) => {
     );
     fails(await c.adminA('GET', `/v1/billing/subscriptions/${UUID}/usage?${JANUARY}`), 404, 'not_found');
   });
+
+  it('groups sharing keys in opposite orders all complete, each key counted once', async () => {
+    const sub = await createSubscription(c.adminA);
+    const usage = c.cloud.services.billing.usage;
+    for (let round = 0; round < 5; round++) {
+      const records = Array.from({ length: 1000 }, (_, i) =>
+        usageBody(sub.id, { idempotency_key: `k-${round}-${i}` }),
+      );
+      const outcomes = (
+        await Promise.all([
+          usage.submitMany(c.a.tenant.id, records),
+          usage.submitMany(c.a.tenant.id, [...records].reverse()),
+          usage.submitMany(c.a.tenant.id, records),
+          usage.submitMany(c.a.tenant.id, [...records].reverse()),
+        ])
+      ).flat();
+      expect(outcomes.filter((r) => r.outcome === 'created')).toHaveLength(1000);
+    }
+    expect(await summary(sub.id)).toMatchObject({ total_quantity: 5000, record_count: 5000 });
+  });
 });
