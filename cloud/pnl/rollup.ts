@@ -17,19 +17,49 @@ export interface Where {
   locationId: string;
 }
 
-async function daysOfOrders(db: PnlDb, at: Where, orderIds: string[]) {
-  const days = new Set<string>();
+interface OrderStanding {
+  business_day: string;
+  counted: number;
+}
+
+async function ordersOf(db: PnlDb, at: Where, orderIds: string[]) {
+  const found = new Map<string, OrderStanding>();
   for (const ids of chunks([...new Set(orderIds)])) {
     const rows = await db
       .selectFrom('pnl_orders')
-      .select('business_day')
+      .select(['id', 'business_day', 'counted'])
       .where('tenant_id', '=', at.tenantId)
       .where('location_id', '=', at.locationId)
       .where('id', 'in', ids)
       .execute();
-    for (const row of rows) days.add(row.business_day);
+    for (const row of rows) found.set(row.id, { business_day: row.business_day, counted: row.counted });
   }
-  return days;
+  return found;
+}
+
+const daysOf = (orders: Map<string, OrderStanding>) => [
+  ...new Set([...orders.values()].map((o) => o.business_day)),
+];
+
+/** An order's day and standing copied onto its items and payments (by the order_id index). */
+async function propagate(db: PnlDb, at: Where, facts: Array<{ id: string } & OrderStanding>) {
+  const groups = new Map<string, string[]>();
+  for (const fact of facts) {
+    const key = `${fact.counted}|${fact.business_day}`;
+    groups.set(key, [...(groups.get(key) ?? []), fact.id]);
+  }
+  for (const [key, orderIds] of groups) {
+    const [counted, day] = [Number(key.slice(0, 1)), key.slice(2)];
+    for (const ids of chunks(orderIds))
+      for (const table of ['pnl_lines', 'pnl_payments'] as const)
+        await db
+          .updateTable(table)
+          .set({ business_day: day, counted })
+          .where('tenant_id', '=', at.tenantId)
+          .where('location_id', '=', at.locationId)
+          .where('order_id', 'in', ids)
+          .execute();
+  }
 }
 
 /** Orders: each replaces its previous contribution; a cancelled order counts for nothing. */
@@ -43,7 +73,7 @@ export async function recordOrders(trx: Db, at: Where, rows: Fields[]) {
     counted: row.status === 'cancelled' ? 0 : 1,
     subtotal_minor: num(row.subtotal_minor),
   }));
-  const days = await daysOfOrders(
+  const before = await ordersOf(
     db,
     at,
     facts.map((f) => f.id),
@@ -60,12 +90,22 @@ export async function recordOrders(trx: Db, at: Where, rows: Fields[]) {
         })),
       )
       .execute();
-  for (const fact of facts) days.add(fact.business_day);
-  await recomputeDays(trx, at, [...days]);
+  const changed = facts.filter((f) => {
+    const old = before.get(f.id);
+    return old?.business_day !== f.business_day || old.counted !== f.counted;
+  });
+  await propagate(db, at, changed);
+  await recomputeDays(trx, at, [...new Set([...daysOf(before), ...facts.map((f) => f.business_day)])]);
 }
 
 export async function recordOrderItems(trx: Db, at: Where, rows: Fields[]) {
   const db = pnlDb(trx);
+  const orders = await ordersOf(
+    db,
+    at,
+    rows.map((row) => text(row.order_id)),
+  );
+  // An item whose order has not arrived yet counts when the order does.
   const facts = rows.map((row) => ({
     tenant_id: at.tenantId,
     location_id: at.locationId,
@@ -73,6 +113,8 @@ export async function recordOrderItems(trx: Db, at: Where, rows: Fields[]) {
     order_id: text(row.order_id),
     menu_item_id: text(row.menu_item_id),
     quantity: num(row.quantity),
+    business_day: orders.get(text(row.order_id))?.business_day ?? '',
+    counted: orders.get(text(row.order_id))?.counted ?? 0,
   }));
   for (const part of chunks(facts))
     await db
@@ -83,27 +125,29 @@ export async function recordOrderItems(trx: Db, at: Where, rows: Fields[]) {
           order_id: eb.ref('excluded.order_id'),
           menu_item_id: eb.ref('excluded.menu_item_id'),
           quantity: eb.ref('excluded.quantity'),
+          business_day: eb.ref('excluded.business_day'),
+          counted: eb.ref('excluded.counted'),
         })),
       )
       .execute();
-  // An item whose order has not arrived yet counts when the order does.
-  await recomputeDays(trx, at, [
-    ...(await daysOfOrders(
-      db,
-      at,
-      facts.map((f) => f.order_id),
-    )),
-  ]);
+  await recomputeDays(trx, at, daysOf(orders));
 }
 
 export async function recordPayments(trx: Db, at: Where, rows: Fields[]) {
   const db = pnlDb(trx);
+  const orders = await ordersOf(
+    db,
+    at,
+    rows.map((row) => text(row.order_id)),
+  );
   const facts = rows.map((row) => ({
     tenant_id: at.tenantId,
     location_id: at.locationId,
     id: text(row.id),
     order_id: text(row.order_id),
     refunded_minor: num(row.refunded_minor),
+    business_day: orders.get(text(row.order_id))?.business_day ?? '',
+    counted: orders.get(text(row.order_id))?.counted ?? 0,
   }));
   for (const part of chunks(facts))
     await db
@@ -113,16 +157,12 @@ export async function recordPayments(trx: Db, at: Where, rows: Fields[]) {
         oc.columns(['tenant_id', 'location_id', 'id']).doUpdateSet((eb) => ({
           order_id: eb.ref('excluded.order_id'),
           refunded_minor: eb.ref('excluded.refunded_minor'),
+          business_day: eb.ref('excluded.business_day'),
+          counted: eb.ref('excluded.counted'),
         })),
       )
       .execute();
-  await recomputeDays(trx, at, [
-    ...(await daysOfOrders(
-      db,
-      at,
-      facts.map((f) => f.order_id),
-    )),
-  ]);
+  await recomputeDays(trx, at, daysOf(orders));
 }
 
 /** Punches: the hours of the days they touch are worked out again from every punch of the store. */
@@ -299,25 +339,19 @@ export async function recomputeDays(trx: Db, at: Where, days: string[]) {
       .columns(['tenant_id', 'location_id', 'business_day', 'menu_item_id', 'quantity'])
       .expression(
         db
-          .selectFrom('pnl_lines as l')
-          .innerJoin('pnl_orders as o', (join) =>
-            join
-              .onRef('o.tenant_id', '=', 'l.tenant_id')
-              .onRef('o.location_id', '=', 'l.location_id')
-              .onRef('o.id', '=', 'l.order_id'),
-          )
+          .selectFrom('pnl_lines')
           .select((eb) => [
-            'l.tenant_id',
-            'l.location_id',
-            'o.business_day',
-            'l.menu_item_id',
-            eb.fn.sum<number>('l.quantity').as('quantity'),
+            'tenant_id',
+            'location_id',
+            'business_day',
+            'menu_item_id',
+            eb.fn.sum<number>('quantity').as('quantity'),
           ])
-          .where('l.tenant_id', '=', at.tenantId)
-          .where('l.location_id', '=', at.locationId)
-          .where('o.counted', '=', 1)
-          .where('o.business_day', 'in', part)
-          .groupBy(['l.tenant_id', 'l.location_id', 'o.business_day', 'l.menu_item_id']),
+          .where('tenant_id', '=', at.tenantId)
+          .where('location_id', '=', at.locationId)
+          .where('business_day', 'in', part)
+          .where('counted', '=', 1)
+          .groupBy(['tenant_id', 'location_id', 'business_day', 'menu_item_id']),
       )
       .execute();
     const orders = db
@@ -329,19 +363,13 @@ export async function recomputeDays(trx: Db, at: Where, days: string[]) {
       .where('business_day', 'in', part)
       .groupBy('business_day');
     const refunds = db
-      .selectFrom('pnl_payments as p')
-      .innerJoin('pnl_orders as o', (join) =>
-        join
-          .onRef('o.tenant_id', '=', 'p.tenant_id')
-          .onRef('o.location_id', '=', 'p.location_id')
-          .onRef('o.id', '=', 'p.order_id'),
-      )
-      .select((eb) => ['o.business_day', eb.fn.sum<string>('p.refunded_minor').as('total')])
-      .where('p.tenant_id', '=', at.tenantId)
-      .where('p.location_id', '=', at.locationId)
-      .where('o.counted', '=', 1)
-      .where('o.business_day', 'in', part)
-      .groupBy('o.business_day');
+      .selectFrom('pnl_payments')
+      .select((eb) => ['business_day', eb.fn.sum<string>('refunded_minor').as('total')])
+      .where('tenant_id', '=', at.tenantId)
+      .where('location_id', '=', at.locationId)
+      .where('business_day', 'in', part)
+      .where('counted', '=', 1)
+      .groupBy('business_day');
     const gross = await sumsByDay(orders.execute());
     const refunded = await sumsByDay(refunds.execute());
     await db

@@ -37,6 +37,9 @@ export interface PnlLineRow {
   order_id: string;
   menu_item_id: string;
   quantity: number;
+  /** The order's business day and standing, copied when either arrives ('' and 0 until the order does). */
+  business_day: string;
+  counted: number;
 }
 
 export interface PnlPaymentRow {
@@ -45,6 +48,8 @@ export interface PnlPaymentRow {
   id: string;
   order_id: string;
   refunded_minor: number;
+  business_day: string;
+  counted: number;
 }
 
 export interface PnlPunchRow {

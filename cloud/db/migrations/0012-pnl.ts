@@ -36,9 +36,18 @@ export async function up(db: Kysely<unknown>) {
         .addColumn('id', 'text', (c) => c.notNull())
         .addColumn('order_id', 'text', (c) => c.notNull())
         .addColumn('menu_item_id', 'text', (c) => c.notNull())
-        .addColumn('quantity', 'integer', (c) => c.notNull()),
+        .addColumn('quantity', 'integer', (c) => c.notNull())
+        .addColumn('business_day', 'text', (c) => c.notNull())
+        .addColumn('counted', 'integer', (c) => c.notNull()),
     ['tenant_id', 'location_id', 'id'],
   );
+  // A line carries its order's day and standing, so a day is summed from one table by one index
+  // (no join for a planner without statistics to get wrong).
+  await db.schema
+    .createIndex('pnl_lines_day')
+    .on('pnl_lines')
+    .columns(['tenant_id', 'location_id', 'business_day'])
+    .execute();
   await db.schema
     .createIndex('pnl_lines_order')
     .on('pnl_lines')
@@ -51,9 +60,16 @@ export async function up(db: Kysely<unknown>) {
       scoped(t)
         .addColumn('id', 'text', (c) => c.notNull())
         .addColumn('order_id', 'text', (c) => c.notNull())
-        .addColumn('refunded_minor', 'bigint', (c) => c.notNull()),
+        .addColumn('refunded_minor', 'bigint', (c) => c.notNull())
+        .addColumn('business_day', 'text', (c) => c.notNull())
+        .addColumn('counted', 'integer', (c) => c.notNull()),
     ['tenant_id', 'location_id', 'id'],
   );
+  await db.schema
+    .createIndex('pnl_payments_day')
+    .on('pnl_payments')
+    .columns(['tenant_id', 'location_id', 'business_day'])
+    .execute();
   await db.schema
     .createIndex('pnl_payments_order')
     .on('pnl_payments')
