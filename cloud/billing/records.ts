@@ -6,7 +6,7 @@ import type { Db, Store } from '../db/index.ts';
 import { afterFailure, afterRecovery, MAX_FAILURES, RETRY_SCHEDULE_DAYS } from './dunning.ts';
 import { conflict, invalidState, notFound, validationError } from './errors.ts';
 import { mrrMetrics } from './mrr.ts';
-import type { DunningFailure, NewEvent, NewInvoice, NewRefund, NewUsage } from './schemas-records.ts';
+import type { DunningFailure, NewEvent, NewInvoice, NewRefund } from './schemas-records.ts';
 import * as store from './store.ts';
 import type {
   AddonRow,
@@ -17,10 +17,10 @@ import type {
   SubscriptionRow,
 } from './tables.ts';
 import type { UsageIngest } from './usage.ts';
-import { usageSummary } from './usage-store.ts';
-import { toEvent, toInvoice, toRefund, toSubscriptionAddon, toUsageRecord } from './views.ts';
+import { createUsageApi } from './usage-api.ts';
+import { toEvent, toInvoice, toRefund, toSubscriptionAddon } from './views.ts';
 
-interface RecordDeps {
+export interface RecordDeps {
   store: Store;
   clock: Clock;
   newId: IdGenerator;
@@ -210,60 +210,7 @@ export function createRecordService(deps: RecordDeps) {
       });
     },
 
-    async postUsage(tenantId: string, input: NewUsage) {
-      const result = await deps.usage.submit(tenantId, input);
-      if (result.outcome === 'not_found') throw notFound('Subscription');
-      return toUsageRecord(result.record, result.outcome === 'duplicate');
-    },
-
-    async postUsageBatch(tenantId: string, inputs: NewUsage[]) {
-      const results = await deps.usage.submitMany(tenantId, inputs);
-      const count = (outcome: string) => results.filter((result) => result.outcome === outcome).length;
-      return {
-        accepted: count('created'),
-        duplicates: count('duplicate'),
-        rejected: count('not_found'),
-        results: results.map((result, index) => ({
-          index,
-          idempotency_key: inputs[index]!.idempotency_key,
-          outcome: result.outcome,
-          id: result.record?.id ?? null,
-        })),
-      };
-    },
-
-    async usageSummary(
-      tenantId: string,
-      subscriptionId: string,
-      query: { metric_name: string; start_time: string; end_time: string },
-    ) {
-      await deps.subscriptionRow(tenantId, subscriptionId);
-      const start = iso(query.start_time);
-      const end = iso(query.end_time);
-      if (start >= end)
-        throw validationError('querystring.end_time must be later than querystring.start_time');
-      const row = await usageSummary(db, tenantId, {
-        subscriptionId,
-        metricName: query.metric_name,
-        start,
-        end,
-      });
-      const count = Number(row.count);
-      const total = Number(row.total ?? 0);
-      return {
-        subscription_id: subscriptionId,
-        metric_name: query.metric_name,
-        start_time: start,
-        end_time: end,
-        total_quantity: total,
-        record_count: count,
-        min_quantity: row.min === null ? null : Number(row.min),
-        max_quantity: row.max === null ? null : Number(row.max),
-        average_quantity: count === 0 ? null : Math.round((total / count) * 100) / 100,
-        first_record_at: row.first,
-        last_record_at: row.last,
-      };
-    },
+    ...createUsageApi(deps),
 
     async createEvent(tenantId: string, input: NewEvent) {
       await deps.subscriptionRow(tenantId, input.subscription_id);
