@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkDiscount, discountCents } from '../../../cloud/billing/discount-math.ts';
 import { afterFailure, afterRecovery } from '../../../cloud/billing/dunning.ts';
-import type { DiscountRow } from '../../../cloud/billing/tables.ts';
+import { mrrMetrics } from '../../../cloud/billing/mrr.ts';
+import type { DiscountRow, SubscriptionEventRow } from '../../../cloud/billing/tables.ts';
 
 const discount = (overrides: Partial<DiscountRow> = {}): DiscountRow => ({
   id: 'd1',
@@ -90,5 +91,77 @@ describe('dunning transitions', () => {
     expect(afterRecovery(state.row, at)).toMatchObject({ status: 'recovered' });
     expect(afterRecovery(undefined, at)).toBeUndefined();
     expect(afterRecovery(afterRecovery(state.row, at), at)).toBeUndefined();
+  });
+});
+
+const event = (
+  subscription: string,
+  type: SubscriptionEventRow['event_type'],
+  at: string,
+  mrr: { from?: number; to?: number } = {},
+): SubscriptionEventRow => ({
+  id: `${subscription}-${at}`,
+  tenant_id: 't',
+  subscription_id: subscription,
+  event_type: type,
+  from_plan_id: null,
+  to_plan_id: null,
+  from_mrr_cents: mrr.from ?? null,
+  to_mrr_cents: mrr.to ?? null,
+  currency: 'USD',
+  reason: null,
+  event_at: at,
+  created_at: at,
+});
+
+describe('MRR movement', () => {
+  const start = '2030-03-01T00:00:00.000Z';
+  const end = '2030-04-01T00:00:00.000Z';
+
+  it('counts an event at start inside the range and one at end outside it', () => {
+    const result = mrrMetrics(
+      [event('a', 'created', start, { to: 1000 }), event('b', 'created', end, { to: 5000 })],
+      start,
+      end,
+    );
+    expect(result).toMatchObject({
+      start_mrr_cents: 0,
+      end_mrr_cents: 1000,
+      new_mrr_cents: 1000,
+      customers_end: 1,
+    });
+  });
+
+  it('knows a subscription with no events in the range only by its MRR', () => {
+    const result = mrrMetrics([event('a', 'created', '2030-01-01T00:00:00.000Z', { to: 700 })], start, end);
+    expect(result).toMatchObject({
+      start_mrr_cents: 700,
+      end_mrr_cents: 700,
+      net_new_mrr_cents: 0,
+      churn_rate_pct: 0,
+    });
+  });
+
+  it('takes an event without figures as no change, except a cancellation', () => {
+    const result = mrrMetrics(
+      [
+        event('a', 'created', '2030-01-01T00:00:00.000Z', { to: 900 }),
+        event('a', 'paused', '2030-03-02T00:00:00.000Z'),
+        event('a', 'resumed', '2030-03-03T00:00:00.000Z'),
+        event('a', 'canceled', '2030-03-04T00:00:00.000Z'),
+        event('a', 'reactivated', '2030-03-05T00:00:00.000Z', { to: 900 }),
+      ],
+      start,
+      end,
+    );
+    expect(result).toMatchObject({
+      start_mrr_cents: 900,
+      end_mrr_cents: 900,
+      churned_mrr_cents: 900,
+      reactivation_mrr_cents: 900,
+      net_new_mrr_cents: 0,
+      churned_customers: 1,
+      churn_rate_pct: 100,
+    });
   });
 });
