@@ -21,7 +21,7 @@ import {
   type Totals,
 } from './figures.ts';
 import { type PnlLocation, type Structure, sumOver, totalsByLocation } from './scope.ts';
-import { createPnlReadStore } from './store.ts';
+import { ALL_LOCATIONS, createPnlReadStore } from './store.ts';
 
 export interface Period {
   start_date: string;
@@ -393,11 +393,19 @@ export function createPnlService(deps: PnlServiceDeps) {
     if (body.brand_id !== undefined) requireBrand(structure, body.brand_id);
     return reportFailure('Failed to get trend data', async () => {
       const locations = body.brand_id ? ofBrand(structure, body.brand_id) : structure.locations;
-      const byDay = await totals(tenantId, structure, period, true);
+      // Money summed per day by the database; expenses shared per location as in every report.
+      const [moneyRows, expenseRows] = await Promise.all([
+        reads.moneyOfDays(tenantId, period.start_date, period.end_date, idsOf(locations)),
+        reads.expenses(tenantId, period.start_date, period.end_date, true),
+      ]);
+      const byDay = totalsByLocation(structure, moneyRows, expenseRows);
+      const members = [...idsOf(locations), ALL_LOCATIONS];
       const buckets = new Map<string, Totals[]>();
       for (let day = period.start_date; day <= period.end_date; day = addDays(day, 1)) {
         const bucket = bucketOf(granularity, day, period.start_date);
-        buckets.set(bucket, [...(buckets.get(bucket) ?? []), sumOver(byDay.get(day), idsOf(locations))]);
+        const list = buckets.get(bucket) ?? [];
+        list.push(sumOver(byDay.get(day), members));
+        buckets.set(bucket, list);
       }
       const data_points = [...buckets].map(([date, list]) => ({
         date,

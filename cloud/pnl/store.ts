@@ -23,6 +23,9 @@ export interface ExpenseSum {
   amount: number;
 }
 
+/** The location id under which `moneyOfDays` answers a set of locations summed. */
+export const ALL_LOCATIONS = '*';
+
 /** Report reads: the daily rollups and the expense ledger summed by location (and by day for trends). */
 export function createPnlReadStore(db: Db) {
   const pdb = pnlDb(db);
@@ -48,6 +51,47 @@ export function createPnlReadStore(db: Db) {
       return rows.map((row) => ({
         key: byDay ? String((row as { business_day?: string }).business_day) : '',
         location_id: row.location_id,
+        gross: num(row.gross),
+        discounts: num(row.discounts),
+        refunds: num(row.refunds),
+        food: num(row.food),
+        beverage: num(row.beverage),
+        labor: num(row.labor),
+      }));
+    },
+
+    /**
+     * A set of locations' money per day, summed by the database (one row per day, not per location
+     * and day): a trend's points. Rows come back under the location id `*`.
+     */
+    async moneyOfDays(
+      tenantId: string,
+      start: string,
+      end: string,
+      locationIds: string[] | undefined,
+    ): Promise<DayMoney[]> {
+      const rows = await pdb
+        .selectFrom('pnl_days')
+        .select((eb) => [
+          'business_day',
+          eb.fn.sum<string>('gross_minor').as('gross'),
+          eb.fn.sum<string>('discount_minor').as('discounts'),
+          eb.fn.sum<string>('refund_minor').as('refunds'),
+          eb.fn.sum<string>('food_cost_minor').as('food'),
+          eb.fn.sum<string>('beverage_cost_minor').as('beverage'),
+          eb.fn.sum<string>('labor_cost_minor').as('labor'),
+        ])
+        .where('tenant_id', '=', tenantId)
+        .where('business_day', '>=', start)
+        .where('business_day', '<=', end)
+        .$if(locationIds !== undefined, (q) =>
+          q.where('location_id', 'in', locationIds!.length > 0 ? locationIds! : ['']),
+        )
+        .groupBy('business_day')
+        .execute();
+      return rows.map((row) => ({
+        key: row.business_day,
+        location_id: ALL_LOCATIONS,
         gross: num(row.gross),
         discounts: num(row.discounts),
         refunds: num(row.refunds),
