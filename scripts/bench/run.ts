@@ -16,6 +16,7 @@ import { type AuthBenchOptions, runAuthBench, summarizeAuth } from './auth.ts';
 import { runKioskBench, summarizeKiosk } from './kiosk.ts';
 import { summarizeMqtt } from './mqtt/report.ts';
 import { runMqttBench } from './mqtt.ts';
+import { runPnlBench, summarizePnl } from './pnl.ts';
 import type { Backend } from './sync/observe.ts';
 import { summarizeSync } from './sync/report.ts';
 import { runSyncBench, SYNC_BACKENDS } from './sync.ts';
@@ -91,6 +92,14 @@ const BENCHMARKS: Record<string, Benchmark> = {
         cpuProfileDir: options.cpuProfileDir,
       });
       return { report, summary: summarizeVision(report), ok: report.valid };
+    },
+  },
+  pnl: {
+    description:
+      'billing usage ingestion and every P&L report on a year of 3 brands, 50 stores, 2M order lines (SQLite and PostgreSQL)',
+    async run(options) {
+      const report = await runPnlBench({ quick: options.quick, backend: options.backend });
+      return { report, summary: summarizePnl(report), ok: report.valid };
     },
   },
   kiosk: {
