@@ -135,7 +135,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     structure,
     staffExists: pnlStaffExists(tenancy),
   });
-  linkPnl(sync);
+  linkPnl(sync, { locking: store.dialect === 'pg' });
   const billing = createBillingService({
     store,
     clock,

@@ -4,6 +4,7 @@
  * misses or double-counts a row), and the reports read the tenant's brands, regions and locations
  * from tenancy.
  */
+import { sql } from 'kysely';
 import type { Fields, SyncTableName } from '../../shared/sync/registry.ts';
 import type { Db } from '../db/index.ts';
 import {
@@ -24,7 +25,18 @@ type Recorder = (trx: Db, at: Where, rows: Fields[]) => Promise<void>;
 
 const PAGE = 500;
 
-export function linkPnl(sync: SyncService) {
+/**
+ * Holds one store's rollups until the push's transaction ends. A day is rebuilt by deleting its
+ * rows and inserting them again, so two pushes of one store applied at once on PostgreSQL (a retry
+ * beside the original, say) would both insert the day and one would fail. SQLite has one writer.
+ */
+async function lockStoreRollups(trx: Db, at: Where) {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`pnl:${at.tenantId}:${at.locationId}`}, 0))`.execute(
+    trx,
+  );
+}
+
+export function linkPnl(sync: SyncService, options: { locking: boolean }) {
   // Read on the push's own transaction: SQLite has one connection, which the push holds.
   const timezoneOf = async (trx: Db, at: Where) =>
     (await createTenancyStore(trx).location(at.tenantId, at.locationId))?.timezone ?? 'UTC';
@@ -37,13 +49,14 @@ export function linkPnl(sync: SyncService) {
     ['menu_items', recordMenuItems],
   ];
   for (const [table, record] of observers)
-    sync.observe(table, (trx, scope, rows) =>
-      record(
+    sync.observe(table, async (trx, scope, rows) => {
+      if (options.locking) await lockStoreRollups(trx, scope);
+      await record(
         trx,
         scope,
         rows.map(({ fields }) => fields),
-      ),
-    );
+      );
+    });
 }
 
 async function everything<T extends { id: string }>(

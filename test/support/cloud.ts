@@ -26,7 +26,8 @@ export async function createTestCloud(
   const clock = createManualClock(new Date());
   const config: CloudConfig = {
     ...loadCloudConfig({}),
-    logLevel: 'silent',
+    // TEST_CLOUD_LOG=error shows why a test's request failed (a 500's cause is not in its body).
+    logLevel: (process.env.TEST_CLOUD_LOG ?? 'silent') as 'silent',
     hashing: { memoryCost: 1024, timeCost: 1 },
     ...options.config,
   };
