@@ -1,9 +1,10 @@
-import { sql } from 'kysely';
+import { type Insertable, type Kysely, sql } from 'kysely';
 import type { Fields } from '../../shared/sync/registry.ts';
 import type { Db } from '../db/index.ts';
 import { refreshMenuCosts } from './costs.ts';
 import { addDays, localDay } from './dates.ts';
 import { type PnlDb, pnlDb } from './db.ts';
+import type { PnlTables } from './tables.ts';
 
 const CHUNK = 400;
 const chunks = <T>(items: T[]) =>
@@ -63,6 +64,27 @@ async function propagate(db: PnlDb, at: Where, facts: Array<{ id: string } & Ord
 }
 
 /** Orders: each replaces its previous contribution; a cancelled order counts for nothing. */
+/**
+ * Writes each fact over the stored one with its key (every other column replaced): a synced row
+ * that arrives again replaces its contribution instead of adding to it.
+ */
+async function replaceFacts<T extends keyof PnlTables & string>(
+  db: PnlDb,
+  table: T,
+  key: ReadonlyArray<keyof PnlTables[T] & string>,
+  facts: ReadonlyArray<Insertable<PnlTables[T]>>,
+) {
+  const replaced = Object.keys(facts[0] ?? {}).filter((column) => !key.includes(column as never));
+  const loose = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+  const excluded = Object.fromEntries(replaced.map((column) => [column, sql.ref(`excluded.${column}`)]));
+  for (const part of chunks([...facts]))
+    await loose
+      .insertInto(table as string)
+      .values(part as Array<Record<string, unknown>>)
+      .onConflict((oc) => oc.columns([...key]).doUpdateSet(excluded))
+      .execute();
+}
+
 export async function recordOrders(trx: Db, at: Where, rows: Fields[]) {
   const db = pnlDb(trx);
   const facts = rows.map((row) => ({
@@ -78,18 +100,7 @@ export async function recordOrders(trx: Db, at: Where, rows: Fields[]) {
     at,
     facts.map((f) => f.id),
   );
-  for (const part of chunks(facts))
-    await db
-      .insertInto('pnl_orders')
-      .values(part)
-      .onConflict((oc) =>
-        oc.columns(['tenant_id', 'location_id', 'id']).doUpdateSet((eb) => ({
-          business_day: eb.ref('excluded.business_day'),
-          counted: eb.ref('excluded.counted'),
-          subtotal_minor: eb.ref('excluded.subtotal_minor'),
-        })),
-      )
-      .execute();
+  await replaceFacts(db, 'pnl_orders', ['tenant_id', 'location_id', 'id'], facts);
   const changed = facts.filter((f) => {
     const old = before.get(f.id);
     return old?.business_day !== f.business_day || old.counted !== f.counted;
@@ -116,20 +127,7 @@ export async function recordOrderItems(trx: Db, at: Where, rows: Fields[]) {
     business_day: orders.get(text(row.order_id))?.business_day ?? '',
     counted: orders.get(text(row.order_id))?.counted ?? 0,
   }));
-  for (const part of chunks(facts))
-    await db
-      .insertInto('pnl_lines')
-      .values(part)
-      .onConflict((oc) =>
-        oc.columns(['tenant_id', 'location_id', 'id']).doUpdateSet((eb) => ({
-          order_id: eb.ref('excluded.order_id'),
-          menu_item_id: eb.ref('excluded.menu_item_id'),
-          quantity: eb.ref('excluded.quantity'),
-          business_day: eb.ref('excluded.business_day'),
-          counted: eb.ref('excluded.counted'),
-        })),
-      )
-      .execute();
+  await replaceFacts(db, 'pnl_lines', ['tenant_id', 'location_id', 'id'], facts);
   await recomputeDays(trx, at, daysOf(orders));
 }
 
@@ -149,19 +147,7 @@ export async function recordPayments(trx: Db, at: Where, rows: Fields[]) {
     business_day: orders.get(text(row.order_id))?.business_day ?? '',
     counted: orders.get(text(row.order_id))?.counted ?? 0,
   }));
-  for (const part of chunks(facts))
-    await db
-      .insertInto('pnl_payments')
-      .values(part)
-      .onConflict((oc) =>
-        oc.columns(['tenant_id', 'location_id', 'id']).doUpdateSet((eb) => ({
-          order_id: eb.ref('excluded.order_id'),
-          refunded_minor: eb.ref('excluded.refunded_minor'),
-          business_day: eb.ref('excluded.business_day'),
-          counted: eb.ref('excluded.counted'),
-        })),
-      )
-      .execute();
+  await replaceFacts(db, 'pnl_payments', ['tenant_id', 'location_id', 'id'], facts);
   await recomputeDays(trx, at, daysOf(orders));
 }
 
@@ -191,18 +177,7 @@ export async function recordPunches(trx: Db, at: Where, timezone: string, rows: 
       .execute();
     for (const row of old) days.add(localDay(row.at, timezone));
   }
-  for (const part of chunks(facts))
-    await db
-      .insertInto('pnl_punches')
-      .values(part)
-      .onConflict((oc) =>
-        oc.columns(['tenant_id', 'location_id', 'id']).doUpdateSet((eb) => ({
-          staff_id: eb.ref('excluded.staff_id'),
-          kind: eb.ref('excluded.kind'),
-          at: eb.ref('excluded.at'),
-        })),
-      )
-      .execute();
+  await replaceFacts(db, 'pnl_punches', ['tenant_id', 'location_id', 'id'], facts);
   for (const fact of facts) days.add(localDay(fact.at, timezone));
   // A clock-out after midnight closes the shift of the day before.
   for (const day of [...days]) days.add(addDays(day, -1));
@@ -278,16 +253,7 @@ export async function recordRecipes(trx: Db, at: Where, rows: Fields[]) {
     menu_item_id: text(row.menu_item_id),
     components: typeof row.components === 'string' ? row.components : JSON.stringify(row.components ?? []),
   }));
-  for (const part of chunks(facts))
-    await db
-      .insertInto('pnl_recipes')
-      .values(part)
-      .onConflict((oc) =>
-        oc
-          .columns(['tenant_id', 'location_id', 'menu_item_id'])
-          .doUpdateSet((eb) => ({ components: eb.ref('excluded.components') })),
-      )
-      .execute();
+  await replaceFacts(db, 'pnl_recipes', ['tenant_id', 'location_id', 'menu_item_id'], facts);
   await refreshMenuCosts(trx, at.tenantId, at.locationId);
   await reprice(trx, at.tenantId, { locationId: at.locationId });
 }
@@ -301,17 +267,7 @@ export async function recordMenuItems(trx: Db, at: Where, rows: Fields[]) {
     category_id: text(row.category_id),
     name: text(row.name),
   }));
-  for (const part of chunks(facts))
-    await db
-      .insertInto('pnl_menu_items')
-      .values(part)
-      .onConflict((oc) =>
-        oc.columns(['tenant_id', 'location_id', 'id']).doUpdateSet((eb) => ({
-          category_id: eb.ref('excluded.category_id'),
-          name: eb.ref('excluded.name'),
-        })),
-      )
-      .execute();
+  await replaceFacts(db, 'pnl_menu_items', ['tenant_id', 'location_id', 'id'], facts);
   await refreshMenuCosts(trx, at.tenantId, at.locationId);
   await reprice(trx, at.tenantId, { locationId: at.locationId });
 }
