@@ -2,7 +2,11 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { conventionsPlugin } from '../shared/http/conventions.ts';
 import { serverOptions } from '../shared/http/server-options.ts';
+import { aiopsRoutes } from './aiops/index.ts';
+import { alertingRoutes } from './alerting/index.ts';
 import { billingRoutes } from './billing/index.ts';
+import { chatRoutes } from './chat/index.ts';
+import { cockpitRoutes } from './cockpit/index.ts';
 import type { CloudConfig } from './config.ts';
 import { iotRoutes, mdmRoutes } from './devices/index.ts';
 import { authPlugin } from './gateway/auth.ts';
@@ -10,7 +14,10 @@ import { createMemoryRateLimiter, createRedisRateLimiter, TIER_LIMITS } from './
 import { rateLimitPlugin } from './gateway/rate-limit-plugin.ts';
 import { identityRoutes, wellKnownRoutes } from './identity/index.ts';
 import { incidentRoutes } from './incidents/index.ts';
+import { notifyRoutes } from './notify/index.ts';
+import { oncallRoutes } from './oncall/index.ts';
 import { pnlRoutes } from './pnl/index.ts';
+import { remediationRoutes } from './remediation/index.ts';
 import { type CloudDeps, type CloudServices, createCloudServices } from './services.ts';
 import { syncRoutes } from './sync/routes.ts';
 import { platformRoutes } from './tenancy/index.ts';
@@ -113,5 +120,24 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
     publicUrl: config.publicUrl,
     maxBytes: config.visionModels.maxBytes,
   });
+  // issue 10: notify
+  await app.register(notifyRoutes, { prefix: '/api/v1/alerting', notify: services.notify });
+  // issue 10: oncall
+  await app.register(oncallRoutes, { prefix: '/api/v1/oncall', oncall: services.oncall });
+  // issue 10: alerting
+  await app.register(alertingRoutes, { prefix: '/api/v1', alerting: services.alerting });
+  // issue 10: aiops
+  await app.register(aiopsRoutes, { prefix: '/api/v1/alerting/aiops', aiops: services.aiops });
+  // issue 10: remediation
+  await app.register(remediationRoutes, {
+    prefix: '/api/v1/alerting/aiops',
+    remediation: services.remediation,
+  });
+  // issue 10: cockpit
+  await app.register(cockpitRoutes, { prefix: '/api/internal/cockpit', cockpit: services.cockpit });
+  // issue 10: chat
+  await app.register(chatRoutes, { prefix: '/api/v1/chat', chat: services.chat });
+  services.chat.attach(app.server);
+  // issue 10: incident flow
   return app;
 }

@@ -1,7 +1,12 @@
 import { isIP } from 'node:net';
+import { AIOPS_VARIABLES, type AiopsConfig, loadAiopsConfig } from './aiops/config.ts';
+import { ALERTING_VARIABLES, type AlertingConfig, loadAlertingConfig } from './alerting/config.ts';
+import { CHAT_VARIABLES, type ChatConfig, loadChatConfig } from './chat/config.ts';
+import { COCKPIT_VARIABLES, type CockpitConfig, loadCockpitConfig } from './cockpit/config.ts';
 import { isPostgresUrl } from './db/index.ts';
 import { DEFAULT_DEVICE_OPTIONS, type DeviceOptions } from './devices/index.ts';
 import type { FleetConfig } from './fleet/index.ts';
+import { loadNotifyConfig, NOTIFY_VARIABLES, type NotifyConfig } from './notify/config.ts';
 import { TIERS, type Tier } from './tenancy/tables.ts';
 import { DEFAULT_VISION_MODEL_OPTIONS, type VisionModelOptions } from './vision/models/index.ts';
 import { DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from './webhooks/service.ts';
@@ -34,6 +39,16 @@ export interface CloudConfig {
   visionModels: VisionModelOptions;
   /** Where billing forwards pause and resume; unset: the cloud's own tenancy, in process. */
   platformServiceUrl: string | undefined;
+  // issue 10: notify
+  notify: NotifyConfig;
+  // issue 10: alerting
+  alerting: AlertingConfig;
+  // issue 10: aiops
+  aiops: AiopsConfig;
+  // issue 10: cockpit
+  cockpit: CockpitConfig;
+  // issue 10: chat
+  chat: ChatConfig;
 }
 
 export class ConfigError extends Error {
@@ -78,6 +93,16 @@ export const CLOUD_VARIABLES = [
   'CLOUD_PUBLIC_URL',
   'CLOUD_VISION_MODEL_MAX_MB',
   'PLATFORM_SERVICE_URL',
+  // issue 10: notify
+  ...NOTIFY_VARIABLES,
+  // issue 10: alerting
+  ...ALERTING_VARIABLES,
+  // issue 10: aiops
+  ...AIOPS_VARIABLES,
+  // issue 10: cockpit
+  ...COCKPIT_VARIABLES,
+  // issue 10: chat
+  ...CHAT_VARIABLES,
 ] as const;
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number) {
@@ -249,6 +274,16 @@ export function loadCloudConfig(env: Env): CloudConfig {
       (v) => URL.canParse(v) && /^https?:\/\//.test(v),
       'an http:// or https:// URL',
     ),
+    // issue 10: notify
+    notify: loadNotifyConfig(env),
+    // issue 10: alerting
+    alerting: loadAlertingConfig(env),
+    // issue 10: aiops
+    aiops: loadAiopsConfig(env),
+    // issue 10: cockpit
+    cockpit: loadCockpitConfig(env),
+    // issue 10: chat
+    chat: loadChatConfig(env),
     devices: {
       // 825 days is the longest any TLS client still accepts for a leaf certificate.
       certificateDays: integer(env, 'CLOUD_DEVICE_CERT_DAYS', DEFAULT_DEVICE_OPTIONS.certificateDays, 1, 825),

@@ -41,6 +41,8 @@ export async function startCloud(
   keyTimer.unref();
   await options.beforeListen?.(services);
   if (config.webhooks.runWorker) services.webhooks.worker.start();
+  // issue 10: background work (each module's start() decides from its own config)
+  for (const module of [services.notify, services.alerting, services.aiops, services.chat]) module.start();
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -58,6 +60,9 @@ export async function startCloud(
       await app.close();
       await fleet?.close();
       await services.webhooks.close();
+      // issue 10: background work
+      for (const module of [services.notify, services.alerting, services.aiops, services.chat])
+        await module.close();
       await redis?.quit();
       await store.close();
     },

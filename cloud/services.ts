@@ -2,8 +2,12 @@ import pino, { type Logger } from 'pino';
 import type { Clock } from '../shared/clock.ts';
 import { AppError } from '../shared/http/errors.ts';
 import type { IdGenerator } from '../shared/ids.ts';
+import { createAiopsService } from './aiops/index.ts';
+import { createAlertingService } from './alerting/index.ts';
 import { createAuditLog } from './audit/index.ts';
 import { createBillingService, createHttpPlatform, createInProcessPlatform } from './billing/index.ts';
+import { createChatService } from './chat/index.ts';
+import { createCockpitService, createConsoleFeed } from './cockpit/index.ts';
 import type { CloudConfig } from './config.ts';
 import type { Store } from './db/index.ts';
 import { createDeviceService } from './devices/index.ts';
@@ -16,7 +20,10 @@ import { createIdentity } from './identity/index.ts';
 import { createSecretHasher } from './identity/secrets.ts';
 import type { ThrottlePolicies } from './identity/throttle.ts';
 import { createIncidentService } from './incidents/index.ts';
+import { createNotifyService } from './notify/index.ts';
+import { createOncallService } from './oncall/index.ts';
 import { createLedgerService, createPnlService } from './pnl/index.ts';
+import { createRemediationService } from './remediation/index.ts';
 import { createSyncService, type SyncService } from './sync/service.ts';
 import { createTenancyService } from './tenancy/service.ts';
 import { createVisionService } from './vision/index.ts';
@@ -151,7 +158,75 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
           return tenant?.status === 'active';
         }),
   });
+  // issue 10: cockpit
+  const cockpit = createCockpitService({
+    store,
+    clock,
+    newId,
+    log: log.child({ module: 'cockpit' }),
+    options: config.cockpit,
+    feed: createConsoleFeed(),
+  });
+  // issue 10: notify
+  const notify = createNotifyService({
+    store,
+    clock,
+    newId,
+    log: log.child({ module: 'notify' }),
+    options: config.notify,
+    consoleFeed: cockpit.feed,
+  });
+  // issue 10: oncall
+  const oncall = createOncallService({ store, clock, newId });
+  // issue 10: alerting
+  const alerting = createAlertingService({
+    store,
+    events,
+    clock,
+    newId,
+    log: log.child({ module: 'alerting' }),
+    options: config.alerting,
+    notify,
+    oncall,
+  });
+  // issue 10: aiops
+  const aiops = createAiopsService({
+    store,
+    clock,
+    newId,
+    log: log.child({ module: 'aiops' }),
+    options: config.aiops,
+    alerting,
+    incidentAlert: async () => undefined,
+  });
+  // issue 10: remediation
+  const remediation = createRemediationService({
+    store,
+    clock,
+    newId,
+    log: log.child({ module: 'remediation' }),
+    alerting,
+    cockpit,
+    devices,
+  });
+  // issue 10: chat
+  const chat = createChatService({
+    store,
+    clock,
+    newId,
+    log: log.child({ module: 'chat' }),
+    options: config.chat,
+    tokens: identity.tokens,
+  });
+  // issue 10: incident flow
   return {
+    cockpit,
+    notify,
+    oncall,
+    alerting,
+    aiops,
+    remediation,
+    chat,
     audit,
     tenancy,
     identity,

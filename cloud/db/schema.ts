@@ -1,9 +1,15 @@
+import type { AiopsTables } from '../aiops/tables.ts';
+import type { AlertingTables } from '../alerting/tables.ts';
 import type { AuditTables } from '../audit/store.ts';
 import type { BillingTables } from '../billing/tables.ts';
+import type { ChatTables } from '../chat/tables.ts';
+import type { CockpitTables } from '../cockpit/tables.ts';
 import type { DeviceTables } from '../devices/tables.ts';
 import type { EventTables } from '../events/index.ts';
 import type { IdentityTables } from '../identity/tables.ts';
 import type { IncidentTables } from '../incidents/tables.ts';
+import type { NotifyTables } from '../notify/tables.ts';
+import type { OncallTables } from '../oncall/tables.ts';
 import type { SyncTables } from '../sync/tables.ts';
 import type { TenancyTables } from '../tenancy/tables.ts';
 import type { VisionModelTables } from '../vision/models/tables.ts';
@@ -21,4 +27,11 @@ export type Database = TenancyTables &
   IncidentTables &
   VisionTables &
   VisionModelTables &
-  BillingTables;
+  BillingTables &
+  // issue 10: each module's tables
+  NotifyTables &
+  OncallTables &
+  AlertingTables &
+  AiopsTables &
+  CockpitTables &
+  ChatTables;

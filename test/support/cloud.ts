@@ -43,6 +43,9 @@ export async function createTestCloud(
     close: async () => {
       await app.close();
       await services.webhooks.close();
+      // issue 10: background work started by a test
+      for (const module of [services.notify, services.alerting, services.aiops, services.chat])
+        await module.close();
       await store.destroy();
     },
   };

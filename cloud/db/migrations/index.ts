@@ -11,6 +11,13 @@ import * as vision from './0009-vision.ts';
 import * as visionModels from './0010-vision-models.ts';
 import * as billing from './0011-billing.ts';
 import * as pnl from './0012-pnl.ts';
+import * as notify from './0013-notify.ts';
+import * as oncall from './0014-oncall.ts';
+import * as alerting from './0015-alerting.ts';
+import * as aiops from './0016-aiops.ts';
+import * as cockpit from './0017-cockpit.ts';
+import * as chat from './0018-chat.ts';
+import * as incidentFlow from './0019-incident-flow.ts';
 
 /** Applied in name order; never edit one that has shipped, add the next. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +33,11 @@ export const migrations: Record<string, Migration> = {
   '0010-vision-models': visionModels,
   '0011-billing': billing,
   '0012-pnl': pnl,
+  '0013-notify': notify,
+  '0014-oncall': oncall,
+  '0015-alerting': alerting,
+  '0016-aiops': aiops,
+  '0017-cockpit': cockpit,
+  '0018-chat': chat,
+  '0019-incident-flow': incidentFlow,
 };

@@ -1,0 +1,2 @@
+/** Issue 10 stub: the cockpit module's tables, filled in by its helper. */
+export type CockpitTables = Record<never, never>;
