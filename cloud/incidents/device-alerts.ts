@@ -6,13 +6,14 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { DomainEventRow, EventConsumer } from '../events/index.ts';
-import { openOrRepeat } from './store.ts';
+import { appendTimeline, openOrRepeat } from './store.ts';
 import {
   DEFAULT_SEVERITY,
   INCIDENT_SEVERITIES,
   type IncidentRow,
   type IncidentSeverity,
   type IncidentSource,
+  type TimelineRow,
 } from './tables.ts';
 
 export const DEVICE_ALERT_EVENTS = ['device.temperature_alert'] as const;
@@ -73,6 +74,34 @@ export function deviceIncidentRow(alert: DeviceAlert, id: string, now: string): 
     acknowledged_by: null,
     resolved_at: null,
     resolved_by: null,
+    alert_id: null,
+    channel_id: null,
+    runbook_id: null,
+    responders: null,
+    started_at: alert.occurredAt,
+    last_activity_at: now,
+  };
+}
+
+/** The timeline entry of a device alert: `opened` for a new incident, `alert` for a fold. */
+export function occurrenceEntry(
+  row: IncidentRow,
+  openedId: string,
+  entryId: string,
+  at: string,
+  description: string | null,
+): TimelineRow {
+  const opened = row.id === openedId;
+  return {
+    id: entryId,
+    tenant_id: row.tenant_id,
+    incident_id: row.id,
+    at,
+    kind: opened ? 'opened' : 'alert',
+    actor: null,
+    text: opened ? `Opened: ${row.title}` : `Repeat alert (${row.occurrences}): ${description ?? row.title}`,
+    data: null,
+    dedupe_key: null,
   };
 }
 
@@ -139,7 +168,10 @@ export function incidentsFromEvents(deps: { clock: Clock; newId: IdGenerator; lo
         deps.log.warn({ event_id: event.id, tenant_id: event.tenant_id }, 'device alert event unreadable');
         continue;
       }
-      await openOrRepeat(db, deviceIncidentRow(alert, deps.newId(), deps.clock.now().toISOString()));
+      const at = deps.clock.now().toISOString();
+      const id = deps.newId();
+      const row = await openOrRepeat(db, deviceIncidentRow(alert, id, at));
+      await appendTimeline(db, occurrenceEntry(row, id, deps.newId(), at, alert.description));
     }
   };
 }

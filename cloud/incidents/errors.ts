@@ -28,3 +28,5 @@ export const invalidTransition = (status: IncidentStatus, action: IncidentAction
   new ConflictError(`The incident is ${status}; ${ALLOWED_FROM[action]}`, 'INVALID_INCIDENT_TRANSITION', [
     { field: 'status', message: `is ${status}` },
   ]);
+
+export const runbookNotFound = () => new NotFoundError('Runbook', 'RUNBOOK_NOT_FOUND');

@@ -1,9 +1,17 @@
 /** The incidents table. Every query takes the tenant first. */
 import type { Db } from '../db/index.ts';
-import type { IncidentRow, IncidentStatus } from './tables.ts';
+import type {
+  IncidentAlertRow,
+  IncidentRow,
+  IncidentSeverity,
+  IncidentStatus,
+  TimelineRow,
+} from './tables.ts';
 
 export interface IncidentFilter {
   status?: IncidentStatus | undefined;
+  severity?: IncidentSeverity | undefined;
+  service?: string | undefined;
   type?: string | undefined;
   locationId?: string | undefined;
   deviceId?: string | undefined;
@@ -12,7 +20,13 @@ export interface IncidentFilter {
 export type IncidentPatch = Partial<
   Pick<
     IncidentRow,
-    'status' | 'updated_at' | 'acknowledged_at' | 'acknowledged_by' | 'resolved_at' | 'resolved_by'
+    | 'status'
+    | 'updated_at'
+    | 'acknowledged_at'
+    | 'acknowledged_by'
+    | 'resolved_at'
+    | 'resolved_by'
+    | 'last_activity_at'
   >
 >;
 
@@ -38,6 +52,7 @@ export const openOrRepeat = (db: Db, row: IncidentRow) =>
             .else(eb.ref('incidents.last_occurred_at'))
             .end(),
           updated_at: eb.ref('excluded.updated_at'),
+          last_activity_at: eb.ref('excluded.last_activity_at'),
         })),
     )
     .returningAll()
@@ -63,6 +78,8 @@ export const incidents = (
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .$if(filter.status !== undefined, (q) => q.where('status', '=', filter.status!))
+    .$if(filter.severity !== undefined, (q) => q.where('severity', '=', filter.severity!))
+    .$if(filter.service !== undefined, (q) => q.where('service', '=', filter.service!))
     .$if(filter.type !== undefined, (q) => q.where('type', '=', filter.type!))
     .$if(filter.locationId !== undefined, (q) => q.where('location_id', '=', filter.locationId!))
     .$if(filter.deviceId !== undefined, (q) => q.where('device_id', '=', filter.deviceId!))
@@ -87,3 +104,102 @@ export const transition = (
     .where('status', 'in', from)
     .returningAll()
     .executeTakeFirst();
+
+export const insertIncident = (db: Db, row: IncidentRow) =>
+  db.insertInto('incidents').values(row).returningAll().executeTakeFirstOrThrow();
+
+/** Sets the incident's columns the chat flow fills in as it goes. */
+export const updateIncident = (
+  db: Db,
+  tenantId: string,
+  id: string,
+  patch: Partial<
+    Pick<IncidentRow, 'alert_id' | 'channel_id' | 'runbook_id' | 'runbook_url' | 'responders' | 'updated_at'>
+  >,
+) =>
+  db
+    .updateTable('incidents')
+    .set(patch)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+
+/** Sets the channel only when none is set yet: the first of two racing flows wins. */
+export const claimChannel = (db: Db, tenantId: string, id: string, channelId: string, at: string) =>
+  db
+    .updateTable('incidents')
+    .set({ channel_id: channelId, updated_at: at })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('channel_id', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+
+/** Appends the entry (once per dedupe key) and moves the incident's last activity forward. */
+export async function appendTimeline(db: Db, entry: TimelineRow) {
+  const inserted = await db
+    .insertInto('incident_timeline')
+    .values(entry)
+    .onConflict((conflict) =>
+      conflict
+        .columns(['tenant_id', 'incident_id', 'dedupe_key'])
+        .where('dedupe_key', 'is not', null)
+        .doNothing(),
+    )
+    .returningAll()
+    .executeTakeFirst();
+  if (!inserted) return undefined;
+  await touchActivity(db, entry.tenant_id, entry.incident_id, entry.at);
+  return inserted;
+}
+
+/** Moves the incident's last activity forward to `at`, never back. */
+export const touchActivity = (db: Db, tenantId: string, id: string, at: string) =>
+  db
+    .updateTable('incidents')
+    .set({ last_activity_at: at })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_activity_at', 'is', null), eb('last_activity_at', '<', at)]))
+    .execute();
+
+/** Oldest first; `after` is the last id of the previous page (ids are time-ordered). */
+export const timeline = (
+  db: Db,
+  tenantId: string,
+  incidentId: string,
+  page: { limit: number; after?: string | undefined },
+) =>
+  db
+    .selectFrom('incident_timeline')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('incident_id', '=', incidentId)
+    .$if(page.after !== undefined, (q) => q.where('id', '>', page.after!))
+    .orderBy('id', 'asc')
+    .limit(page.limit)
+    .execute();
+
+export const alertLink = (db: Db, tenantId: string, alertId: string) =>
+  db
+    .selectFrom('incident_alerts')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('alert_id', '=', alertId)
+    .executeTakeFirst();
+
+export const linkAlert = (db: Db, row: IncidentAlertRow) =>
+  db.insertInto('incident_alerts').values(row).execute();
+
+/** Unresolved incidents with a channel whose last activity is at or before `before`, any tenant. */
+export const quietIncidents = (db: Db, before: string, limit: number) =>
+  db
+    .selectFrom('incidents')
+    .selectAll()
+    .where('status', 'in', ['open', 'acknowledged'])
+    .where('channel_id', 'is not', null)
+    .where('last_activity_at', '<=', before)
+    .orderBy('last_activity_at', 'asc')
+    .limit(limit)
+    .execute();

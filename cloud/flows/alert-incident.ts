@@ -1,0 +1,323 @@
+/**
+ * The chat incident flow (spec 3): when an alert fires, an incident opens (or the alert folds into
+ * its device's open incident), a dedicated chat channel is created with the escalation policy's
+ * responders who are users of the tenant, the matching runbook is attached, a summary is posted,
+ * the timeline records each step and an `incident` frame goes out on the chat WebSocket. Every step
+ * is idempotent, so a listener that runs twice leaves one incident, one channel and one summary.
+ *
+ * A chat incident (one with a channel) that stays quiet for CHAT_INCIDENT_AUTO_RESOLVE_HOURS is
+ * resolved by the sweeper. Activity is the latest of: a timeline entry (notes, acknowledgement,
+ * a folded alert, every flow step), a new occurrence of its alert (`last_seen_at`), and a message
+ * in its channel when chat can tell.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../../shared/clock.ts';
+import type { AlertFired } from '../alerting/index.ts';
+import type { IncidentFlowConfig } from '../incidents/config.ts';
+import type {
+  AlertSnapshot,
+  Incident,
+  IncidentChange,
+  IncidentResponder,
+  IncidentService,
+} from '../incidents/index.ts';
+import type { Person } from '../oncall/index.ts';
+import type { TenancyService } from '../tenancy/service.ts';
+
+export interface AlertIncidentDeps {
+  alerting: {
+    onFired(listener: (event: AlertFired) => void | Promise<void>): void;
+    get(tenantId: string, id: string): Promise<unknown>;
+  };
+  chat: {
+    createIncidentChannel(
+      tenantId: string,
+      channel: { incident_id: string; name: string; topic: string; member_user_ids: string[] },
+    ): Promise<{ id: string }>;
+    postSystemMessage(tenantId: string, channelId: string, content: string): Promise<unknown>;
+    broadcastIncident(tenantId: string, frame: Record<string, unknown>): void;
+    /** The time of the channel's latest message, when chat can tell. */
+    lastMessageAt?: ((tenantId: string, channelId: string) => Promise<string | null | undefined>) | undefined;
+  };
+  incidents: IncidentService;
+  /** The tenant user a responder is, or undefined when they are not an active member. */
+  userOf(tenantId: string, person: Person): Promise<string | undefined>;
+  clock: Clock;
+  log: Logger;
+  options: IncidentFlowConfig;
+}
+
+/** Looks a person up as a tenant user: by user id first, else by email. */
+export const tenantUserOf =
+  (tenancy: Pick<TenancyService, 'activeMember' | 'findAccount'>) =>
+  async (tenantId: string, person: Person): Promise<string | undefined> => {
+    if (person.user_id && (await tenancy.activeMember(tenantId, person.user_id))) return person.user_id;
+    if (!person.email?.includes('@')) return undefined;
+    const account = await tenancy.findAccount(person.email);
+    return account && (await tenancy.activeMember(tenantId, account.id)) ? account.id : undefined;
+  };
+
+const SWEEP_BATCH = 100;
+
+const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/** The alert fields the flow reads, from whatever alerting's record carries. */
+export function alertSnapshot(alert: AlertFired['alert']): AlertSnapshot {
+  const record = alert as AlertFired['alert'] & Record<string, unknown>;
+  const labels = record.labels;
+  return {
+    id: alert.id,
+    severity: alert.severity,
+    title: alert.title,
+    service: alert.service,
+    started_at: alert.started_at,
+    description: text(record.description) ?? null,
+    labels: typeof labels === 'object' && labels !== null ? (labels as Record<string, string>) : {},
+    runbook_url: text(record.runbook_url) ?? null,
+  };
+}
+
+const slug = (value: string) =>
+  value
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+
+export const channelName = (incident: Incident) =>
+  ['incident', slug(incident.title), incident.id.slice(-6)].filter(Boolean).join('-');
+
+export function summaryText(incident: Incident, responders: IncidentResponder[]) {
+  const who = responders.map((r) => (r.invited ? r.name : `${r.name} (notified, not a user)`)).join(', ');
+  return [
+    `Incident: ${incident.title}`,
+    `Severity: ${incident.severity}`,
+    `Service: ${incident.service ?? 'none'}`,
+    `Started: ${incident.started_at}`,
+    `Description: ${incident.description ?? 'none'}`,
+    `Runbook: ${incident.runbook_url ?? 'none'}`,
+    `Responders: ${who || 'none'}`,
+  ].join('\n');
+}
+
+export const incidentFrame = (event: string, incident: Incident) => ({ type: 'incident', event, incident });
+
+export function linkAlertIncidents(deps: AlertIncidentDeps) {
+  const { incidents, chat, log } = deps;
+  const hours = deps.options.autoResolveHours;
+  const inFlight = new Map<string, Promise<unknown>>();
+  let timer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<number> | undefined;
+
+  /** One flow at a time per incident: a second run waits and then finds the steps done. */
+  function serial<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = inFlight.get(key) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(work);
+    inFlight.set(key, next);
+    void next.finally(() => inFlight.get(key) === next && inFlight.delete(key)).catch(() => undefined);
+    return next;
+  }
+
+  async function responders(tenantId: string, people: Person[]) {
+    const seen = new Set<string>();
+    const result: IncidentResponder[] = [];
+    for (const person of people) {
+      const key = (person.user_id ?? person.email).toLowerCase();
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const userId = (await deps.userOf(tenantId, person)) ?? null;
+      result.push({ name: person.name, email: person.email, user_id: userId, invited: userId !== null });
+    }
+    return result;
+  }
+
+  async function attachRunbook(tenantId: string, incident: Incident, alert: AlertSnapshot) {
+    const labels = alert.labels ?? {};
+    const match = alert.runbook_url
+      ? undefined
+      : await incidents.runbooks.match(tenantId, {
+          service: incident.service,
+          type: incident.type ?? labels.type ?? null,
+          labels,
+        });
+    const url = alert.runbook_url ?? match?.url;
+    if (!url) return incident;
+    await incidents.setRunbook(tenantId, incident.id, { url, id: match?.id ?? null });
+    const source = match ? `catalog runbook “${match.name}”` : 'the alert’s runbook';
+    await incidents.record(tenantId, incident.id, {
+      kind: 'runbook_attached',
+      text: `Runbook attached (${source}): ${url}`,
+      data: { url, runbook_id: match?.id ?? null },
+      dedupeKey: 'runbook',
+    });
+    return { ...incident, runbook_url: url, runbook_id: match?.id ?? null };
+  }
+
+  async function invite(tenantId: string, incident: Incident, people: IncidentResponder[]) {
+    await incidents.setResponders(tenantId, incident.id, people);
+    for (const person of people) {
+      await incidents.record(tenantId, incident.id, {
+        kind: 'responder_invited',
+        text: person.invited
+          ? `${person.name} <${person.email}> invited to the channel`
+          : `${person.name} <${person.email}> notified, not invited: not a user of this tenant`,
+        data: { email: person.email, user_id: person.user_id, invited: person.invited },
+        dedupeKey: `responder:${person.email.toLowerCase()}`,
+      });
+    }
+    return { ...incident, responders: people };
+  }
+
+  /** A new incident, or one without a channel yet: the whole flow. */
+  async function openChannel(event: AlertFired, opened: Incident, alert: AlertSnapshot) {
+    const { tenantId } = event;
+    const people = await responders(tenantId, event.responders);
+    const member_user_ids = people.flatMap((p) => (p.user_id ? [p.user_id] : []));
+    const topic = `${opened.severity} · ${opened.service ?? 'no service'} · ${opened.title}`.slice(0, 250);
+    const channel = await chat.createIncidentChannel(tenantId, {
+      incident_id: opened.id,
+      name: channelName(opened),
+      topic,
+      member_user_ids,
+    });
+    const channelId = (await incidents.attachChannel(tenantId, opened.id, channel.id)) ?? channel.id;
+    await incidents.record(tenantId, opened.id, {
+      kind: 'channel_created',
+      text: `Incident channel created with ${member_user_ids.length} member(s)`,
+      data: { channel_id: channelId },
+      dedupeKey: 'channel',
+    });
+    let incident: Incident = { ...opened, channel_id: channelId };
+    incident = await invite(tenantId, incident, people);
+    incident = await attachRunbook(tenantId, incident, alert);
+    const summary = await incidents.record(tenantId, incident.id, {
+      kind: 'summary_posted',
+      text: 'Summary posted to the incident channel',
+      dedupeKey: 'summary',
+    });
+    if (summary) await chat.postSystemMessage(tenantId, channelId, summaryText(incident, people));
+    chat.broadcastIncident(tenantId, incidentFrame('opened', await incidents.get(tenantId, incident.id)));
+  }
+
+  /** Another alert folded into an incident that has its channel: say so there. */
+  async function foldIntoChannel(tenantId: string, incident: Incident, alert: AlertSnapshot) {
+    await chat.postSystemMessage(
+      tenantId,
+      incident.channel_id!,
+      `Another alert folded in (${incident.occurrences} so far): ${alert.severity} ${alert.title}`,
+    );
+    chat.broadcastIncident(tenantId, incidentFrame('updated', incident));
+  }
+
+  /** Runs the flow for a fired alert; the milliseconds it took. */
+  async function handle(event: AlertFired) {
+    const started = performance.now();
+    const alert = alertSnapshot(event.alert);
+    const result = await incidents.openForAlert(event.tenantId, alert);
+    await serial(result.incident.id, async () => {
+      const current = await incidents.get(event.tenantId, result.incident.id);
+      if (current.channel_id === null) return openChannel(event, current, alert);
+      if (!result.replay && !result.opened) return foldIntoChannel(event.tenantId, current, alert);
+    });
+    const ms = performance.now() - started;
+    log.info(
+      { tenant_id: event.tenantId, alert_id: alert.id, incident_id: result.incident.id, ms },
+      'alert incident flow',
+    );
+    return { incident: await incidents.get(event.tenantId, result.incident.id), ms };
+  }
+
+  async function announce(change: IncidentChange) {
+    const { tenantId, incident } = change;
+    if (!incident.channel_id) return;
+    const words = { acknowledge: 'acknowledged', resolve: 'resolved', auto_resolve: 'auto-resolved' }[
+      change.action
+    ];
+    const by = change.action === 'auto_resolve' ? ` after ${hours} h without activity` : '';
+    await chat.postSystemMessage(tenantId, incident.channel_id, `Incident ${words}${by}.`);
+    chat.broadcastIncident(tenantId, incidentFrame(words, incident));
+  }
+
+  async function lastActivity(incident: Incident) {
+    const times = [incident.last_activity_at];
+    if (incident.alert_id) {
+      const alert = (await deps.alerting.get(incident.tenant_id, incident.alert_id)) as
+        | { last_seen_at?: unknown }
+        | undefined;
+      if (typeof alert?.last_seen_at === 'string') times.push(alert.last_seen_at);
+    }
+    if (incident.channel_id && chat.lastMessageAt) {
+      const at = await chat.lastMessageAt(incident.tenant_id, incident.channel_id);
+      if (at) times.push(at);
+    }
+    return times.reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a));
+  }
+
+  /** Resolves the chat incidents quiet for the configured hours; how many it resolved. */
+  async function sweepOnce() {
+    const cutoff = new Date(deps.clock.now().getTime() - hours * 3_600_000).toISOString();
+    let resolved = 0;
+    for (;;) {
+      const quiet = await incidents.quiet(cutoff, SWEEP_BATCH);
+      for (const incident of quiet) {
+        const activity = await lastActivity(incident);
+        if (Date.parse(activity) > Date.parse(cutoff)) {
+          await incidents.touch(incident.tenant_id, incident.id, activity);
+          continue;
+        }
+        const done = await incidents
+          .systemMove(incident.tenant_id, incident.id, 'resolve', {
+            by: null,
+            kind: 'auto_resolved',
+            text: `Auto-resolved after ${hours} h without activity (last at ${activity})`,
+            dedupeKey: 'auto_resolved',
+          })
+          .catch((error: unknown) =>
+            log.warn({ err: error, incident_id: incident.id }, 'auto-resolve skipped'),
+          );
+        if (done) resolved += 1;
+      }
+      if (quiet.length < SWEEP_BATCH) return resolved;
+    }
+  }
+
+  if (deps.options.enabled) {
+    deps.alerting.onFired(async (event) => {
+      try {
+        await handle(event);
+      } catch (error) {
+        log.error(
+          { err: error, tenant_id: event.tenantId, alert_id: event.alert.id },
+          'alert incident flow failed',
+        );
+      }
+    });
+  }
+  incidents.onChange(announce);
+
+  return {
+    handle,
+    /** One sweep now (tests call it after moving the manual clock). */
+    sweepQuiet(): Promise<number> {
+      sweeping ??= sweepOnce().finally(() => {
+        sweeping = undefined;
+      });
+      return sweeping;
+    },
+    start() {
+      if (timer || !deps.options.enabled) return;
+      timer = setInterval(() => {
+        void this.sweepQuiet().catch((error: unknown) => log.error({ err: error }, 'incident sweep failed'));
+      }, deps.options.sweepSeconds * 1000);
+      timer.unref();
+    },
+    async close() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await sweeping?.catch(() => undefined);
+      await Promise.allSettled([...inFlight.values()]);
+    },
+  };
+}
+
+export type AlertIncidentFlow = ReturnType<typeof linkAlertIncidents>;
