@@ -1,38 +1,18 @@
-/** Chat: workspaces, channels, threads, messages, presence and the chat WebSocket. */
-import type { Server } from 'node:http';
-import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
-import type { Clock } from '../../shared/clock.ts';
-import type { IdGenerator } from '../../shared/ids.ts';
-import type { Store } from '../db/index.ts';
-import type { TokenService } from '../identity/tokens.ts';
-import type { ChatConfig } from './config.ts';
-
-export interface ChatDeps {
-  store: Store;
-  clock: Clock;
-  newId: IdGenerator;
-  log: Logger;
-  options: ChatConfig;
-  tokens: TokenService;
-}
-
-export function createChatService(_deps: ChatDeps) {
-  return {
-    async createIncidentChannel(
-      _tenantId: string,
-      _channel: { incident_id: string; name: string; topic: string; member_user_ids: string[] },
-    ): Promise<{ id: string }> {
-      throw new Error('chat is not built yet');
-    },
-    async postSystemMessage(_tenantId: string, _channelId: string, _content: string): Promise<void> {},
-    broadcastIncident(_tenantId: string, _frame: Record<string, unknown>) {},
-    attach(_server: Server) {},
-    start() {},
-    async close() {},
-  };
-}
-
-export type ChatService = ReturnType<typeof createChatService>;
-
-export async function chatRoutes(_app: FastifyInstance, _options: { chat: ChatService }) {}
+/**
+ * Chat: channels in the workspace hierarchy (tenant / brand / location / department), members,
+ * threads, messages, retention, presence and the chat WebSocket at /api/v1/chat/ws. Owns the
+ * chat_channels, chat_members and chat_messages tables. The incident flow opens incident channels
+ * and posts to them through the service (createIncidentChannel, postSystemMessage,
+ * broadcastIncident); it never touches the tables.
+ */
+export { type ChatConfig, loadChatConfig } from './config.ts';
+export { chatRoutes } from './routes.ts';
+export {
+  type ChatDeps,
+  type ChatService,
+  createChatService,
+  type IncidentChannelRequest,
+} from './service.ts';
+export { CHAT_WS_PATH, CLOSE_AUTH_TIMEOUT, CLOSE_UNAUTHORIZED } from './socket.ts';
+export { CHANNEL_TYPES, type ChannelType } from './tables.ts';
+export type { ChatChannel, ChatMessage } from './views.ts';
