@@ -1,9 +1,46 @@
-/** Issue 10 stub: the alerting module's settings, filled in by its helper. */
-export type AlertingConfig = Record<never, never>;
+/** The alerting module's settings: the escalation worker's pace. */
+import { ConfigError } from '../config.ts';
 
-/** Every variable loadConfig reads (the README's configuration table). */
-export const ALERTING_VARIABLES = [] as const;
+export interface AlertingConfig {
+  /** Whether this process runs the escalation worker (ALERTING_WORKER). */
+  runWorker: boolean;
+  /** How often due escalation steps are looked for. */
+  pollMs: number;
+  /** Due steps taken per look; each runs in its own transaction. */
+  batchSize: number;
+}
 
-export function loadAlertingConfig(_env: Record<string, string | undefined>): AlertingConfig {
-  return {};
+/** Every variable loadAlertingConfig reads (the README's configuration table). */
+export const ALERTING_VARIABLES = ['ALERTING_WORKER', 'ALERTING_POLL_MS', 'ALERTING_BATCH_SIZE'] as const;
+
+export const DEFAULT_ALERTING_CONFIG: AlertingConfig = { runWorker: true, pollMs: 250, batchSize: 50 };
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function flag(env: Env, name: string, fallback: boolean) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!['true', 'false', '1', '0'].includes(raw)) {
+    throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  }
+  return raw === 'true' || raw === '1';
+}
+
+export function loadAlertingConfig(env: Env): AlertingConfig {
+  const d = DEFAULT_ALERTING_CONFIG;
+  return {
+    runWorker: flag(env, 'ALERTING_WORKER', d.runWorker),
+    pollMs: integer(env, 'ALERTING_POLL_MS', d.pollMs, 10, 60_000),
+    batchSize: integer(env, 'ALERTING_BATCH_SIZE', d.batchSize, 1, 1000),
+  };
 }
