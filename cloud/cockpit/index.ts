@@ -1,13 +1,26 @@
-/** The operations console: approvals queue, agent settings, AI metrics and the live feed. */
-import type { FastifyInstance } from 'fastify';
+/**
+ * The operations console: the approval queue (agent actions that need a person), agent settings
+ * per tenant, AI metrics, and the console's live feed (the hub notify publishes to, served over a
+ * WebSocket). Owns the cockpit_* tables.
+ */
+import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { Store } from '../db/index.ts';
+import type { SessionService } from '../identity/sessions.ts';
+import type { TokenService } from '../identity/tokens.ts';
+import { createApprovals } from './approvals.ts';
 import type { CockpitConfig } from './config.ts';
 import type { ConsoleFeed } from './feed.ts';
+import { createAiMetrics } from './metrics.ts';
+import { createAgentSettings } from './settings.ts';
+import { createFeedSocket } from './socket.ts';
 
+export type { ApprovalRequest, Decision, DecisionEvent, DecisionListener } from './approvals.ts';
 export { type ConsoleFeed, type ConsoleFrame, createConsoleFeed } from './feed.ts';
+export { cockpitRoutes } from './routes.ts';
+export type { AgentSettings, Approval } from './views.ts';
 
 export interface CockpitDeps {
   store: Store;
@@ -16,12 +29,31 @@ export interface CockpitDeps {
   log: Logger;
   options: CockpitConfig;
   feed: ConsoleFeed;
+  tokens: TokenService;
+  sessions: SessionService;
 }
 
 export function createCockpitService(deps: CockpitDeps) {
-  return { feed: deps.feed };
+  const db = deps.store.db;
+  const agentSettings = createAgentSettings({ db, clock: deps.clock });
+  const socket = createFeedSocket({
+    feed: deps.feed,
+    tokens: deps.tokens,
+    sessions: deps.sessions,
+    log: deps.log,
+    authTimeoutMs: deps.options.feedAuthTimeoutMs,
+  });
+  return {
+    feed: deps.feed,
+    approvals: createApprovals({ db, clock: deps.clock, newId: deps.newId, log: deps.log, feed: deps.feed }),
+    agentSettings,
+    /** The tenant's agent settings, spec defaults for anything never set. */
+    settings: (tenantId: string) => agentSettings.get(tenantId),
+    metrics: createAiMetrics({ db, clock: deps.clock }),
+    /** Serves the console feed's WebSocket on the app's server. */
+    attach: (server: Server) => socket.attach(server),
+    close: () => socket.close(),
+  };
 }
 
 export type CockpitService = ReturnType<typeof createCockpitService>;
-
-export async function cockpitRoutes(_app: FastifyInstance, _options: { cockpit: CockpitService }) {}

@@ -19,6 +19,10 @@ export const COMMAND_TTL_SECONDS: Record<CommandKind, number> = {
   cancel_update: 3600,
   models_sync: 3 * 86_400,
   calibrate: 3600,
+  // A remediation waits for these minutes, not hours: a late fix is one nobody expects.
+  restart_service: 600,
+  rotate_logs: 600,
+  clear_cache: 600,
 };
 
 const WAITING: readonly CommandState[] = ['queued', 'sent'];

@@ -24,6 +24,10 @@ export const COMMAND_KINDS = [
   'cancel_update',
   'models_sync',
   'calibrate',
+  // Auto-remediation's fleet actions (cloud/remediation/executors), carried out by the appliance.
+  'restart_service',
+  'rotate_logs',
+  'clear_cache',
 ] as const;
 export type CommandKind = (typeof COMMAND_KINDS)[number];
 

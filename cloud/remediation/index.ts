@@ -1,30 +1,16 @@
-/** Auto-remediation: risk-rated actions with approval, rate limits, safety checks and executors. */
-import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
-import type { Clock } from '../../shared/clock.ts';
-import type { IdGenerator } from '../../shared/ids.ts';
-import type { AlertingService } from '../alerting/index.ts';
-import type { CockpitService } from '../cockpit/index.ts';
-import type { Store } from '../db/index.ts';
-import type { DeviceService } from '../devices/index.ts';
-
-export interface RemediationDeps {
-  store: Store;
-  clock: Clock;
-  newId: IdGenerator;
-  log: Logger;
-  alerting: AlertingService;
-  cockpit: CockpitService;
-  devices: DeviceService;
-}
-
-export function createRemediationService(_deps: RemediationDeps) {
-  return {};
-}
-
-export type RemediationService = ReturnType<typeof createRemediationService>;
-
-export async function remediationRoutes(
-  _app: FastifyInstance,
-  _options: { remediation: RemediationService },
-) {}
+/**
+ * Auto-remediation: risk-rated actions on an alert's target with approval (the cockpit's queue),
+ * hourly rate limits, safety checks recorded on each record, dry runs, and pluggable executors
+ * (the built-ins restart an appliance's service, rotate its logs and clear its caches through MDM
+ * commands). Owns the remediations table (migration 0017, with the cockpit's).
+ */
+export { ACTIONS, type RemediationAction } from './actions.ts';
+export type {
+  ExecutionContext,
+  ExecutionResult,
+  RemediationAlert,
+  RemediationExecutor,
+  Target,
+} from './executors/index.ts';
+export { remediationRoutes } from './routes.ts';
+export { createRemediationService, type RemediationDeps, type RemediationService } from './service.ts';

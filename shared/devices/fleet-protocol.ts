@@ -24,6 +24,10 @@ export const COMMAND_KINDS = [
   'cancel_update',
   'models_sync',
   'calibrate',
+  // Auto-remediation (issue 10): restart one of the appliance's services, rotate its logs, clear its caches.
+  'restart_service',
+  'rotate_logs',
+  'clear_cache',
 ] as const;
 export type CommandKind = (typeof COMMAND_KINDS)[number];
 
