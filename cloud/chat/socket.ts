@@ -89,9 +89,10 @@ export function createChatSocket(deps: SocketDeps) {
       watching: new Set(),
     };
     claimsOf.set(socket, claims);
+    // auth_ok first: the user's own presence frame (online) follows it on this socket.
+    socket.send(JSON.stringify({ type: 'auth_ok', user_id: claims.sub, tenant_id: claims.tenant_id }));
     hub.add(connection);
     socket.on('close', () => hub.remove(connection));
-    socket.send(JSON.stringify({ type: 'auth_ok', user_id: claims.sub, tenant_id: claims.tenant_id }));
     deps
       .onAuthenticated(connection)
       .catch((error: unknown) => log.warn({ err: error }, 'chat: following direct partners failed'));

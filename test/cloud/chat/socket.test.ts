@@ -35,6 +35,9 @@ describe.each(backends)('the chat WebSocket on %s', (backend) => {
       user_id: c.ann.id,
       tenant_id: c.a.tenant.id,
     });
+    // auth_ok is the first frame; the user's own presence follows it.
+    expect(ws.frames[0]?.type).toBe('auth_ok');
+    await ws.frame((f) => f.type === 'presence' && f.user_id === c.ann.id, 'own presence');
     ws.send({ type: 'ping' });
     await ws.frame((f) => f.type === 'pong', 'pong');
   });
