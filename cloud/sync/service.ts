@@ -44,6 +44,9 @@ export interface SyncDeps {
   options?: Partial<SyncOptions>;
 }
 
+/** A committed push: its scope, what the appliance sent (its queue report among it) and when. */
+export type PushListener = (scope: Scope, body: PushBody, at: string) => void;
+
 export interface SyncOptions {
   /** Feed entries older than this are pruned; a cursor older than what is left gets a reset. */
   feedRetentionDays: number;
@@ -74,6 +77,7 @@ export function createSyncService(deps: SyncDeps) {
   const hlc = createHlc(`cloud.${randomBytes(4).toString('hex')}`, () => clock.now().getTime());
   const now = () => clock.now().toISOString();
   const observers = new Map<SyncTableName, RowObserver[]>();
+  const pushed: PushListener[] = [];
   const pusher = createPushApplier({ queries, events: deps.events, hlc, newId: deps.newId, observers });
   const groups = createGroupCommit(db, {
     maxGroup: options.maxConcurrentPushes,
@@ -176,6 +180,14 @@ export function createSyncService(deps: SyncDeps) {
       observers.set(table, [...(observers.get(table) ?? []), observer]);
     },
 
+    /**
+     * Lets another module hear of each push once it committed, with the queue the appliance
+     * reported (AIOps samples sync lag and queue depth from it). A listener must not throw.
+     */
+    onPushed(listener: PushListener) {
+      pushed.push(listener);
+    },
+
     /** Applies a batch in one transaction and answers per change; a bad batch is refused whole. */
     async push(appliance: ApplianceIdentity, body: PushBody): Promise<PushResult> {
       const digests = checkBatch(body, appliance.locationId);
@@ -187,7 +199,9 @@ export function createSyncService(deps: SyncDeps) {
         // the loser runs again, finds the winner's rows and answers them as duplicates.
         for (let attempt = 1; ; attempt += 1) {
           try {
-            return await groups.run(key, (trx) => pusher.apply(trx, scope, body, digests, now()));
+            const result = await groups.run(key, (trx) => pusher.apply(trx, scope, body, digests, now()));
+            for (const listener of pushed) listener(scope, body, now());
+            return result;
           } catch (error) {
             if (attempt >= PUSH_ATTEMPTS || !store.isTransientConflict(error)) throw error;
           }

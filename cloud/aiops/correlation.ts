@@ -1,0 +1,205 @@
+/**
+ * Correlation against live alerts: the tenant's dependency graph, the correlate request, and the
+ * correlation groups built as alerts fire (each group also an insight of type `correlation`).
+ */
+import type { Alert, AlertFired } from '../alerting/index.ts';
+import type { AiopsContext } from './context.ts';
+import { type CorrelatedAlert, type CorrelationRule, correlate, pairScore } from './correlate.ts';
+import { alertNotFound, correlationNotFound, invalidField } from './errors.ts';
+import { DEFAULT_GRAPH, type DependencyGraph, graphProblem, toGraph } from './graph.ts';
+import { insightRow } from './insights.ts';
+import { serviceRemediation } from './rca.ts';
+import * as store from './store.ts';
+
+/** The alert fields correlation reads. */
+export function toCorrelated(alert: Alert): CorrelatedAlert {
+  return {
+    id: alert.id,
+    title: alert.title,
+    service: alert.service,
+    severity: alert.severity,
+    started_at: new Date(alert.started_at).toISOString(),
+    labels: alert.labels ?? {},
+    runbook_url: alert.runbook_url ?? null,
+  };
+}
+
+export function createCorrelation(context: AiopsContext) {
+  const { options, alerting } = context;
+  const db = context.store.db;
+
+  async function dependencies(tenantId: string) {
+    const rows = await store.dependencyRows(db, tenantId);
+    if (rows.length === 0)
+      return {
+        source: 'default' as const,
+        updated_at: null,
+        services: Object.entries(DEFAULT_GRAPH).map(([service, deps]) => ({ service, depends_on: deps })),
+      };
+    return {
+      source: 'tenant' as const,
+      updated_at: rows[0]!.updated_at,
+      services: rows.map((row) => ({
+        service: row.service,
+        depends_on: JSON.parse(row.depends_on) as string[],
+      })),
+    };
+  }
+
+  async function graphOf(tenantId: string): Promise<DependencyGraph> {
+    return toGraph((await dependencies(tenantId)).services);
+  }
+
+  async function rule(tenantId: string): Promise<CorrelationRule> {
+    const { windowSeconds, minScore, useDependencyGraph } = options.correlation;
+    return { windowSeconds, minScore, graph: useDependencyGraph ? await graphOf(tenantId) : null };
+  }
+
+  async function alertOf(tenantId: string, id: string) {
+    const alert = await alerting.get(tenantId, id);
+    return alert && toCorrelated(alert);
+  }
+
+  async function near(tenantId: string, at: string, beforeSeconds: number, afterSeconds: number) {
+    const ms = Date.parse(at);
+    const from = new Date(ms - beforeSeconds * 1000).toISOString();
+    const to = new Date(ms + afterSeconds * 1000).toISOString();
+    return (await alerting.between(tenantId, from, to)).map(toCorrelated);
+  }
+
+  /** Grows the group of an alert that just fired, or starts one, when others correlate with it. */
+  async function onFired(event: AlertFired) {
+    if (!options.enabled || !options.correlation.enabled) return;
+    const { tenantId } = event;
+    const alert = toCorrelated(event.alert);
+    const r = await rule(tenantId);
+    const window = r.windowSeconds;
+    const others = (await near(tenantId, alert.started_at, window, window)).filter((a) => a.id !== alert.id);
+    const partners = others.filter((other) => pairScore(alert, other, r) >= r.minScore);
+    if (partners.length === 0) return;
+    const known = await store.membersOf(
+      db,
+      tenantId,
+      partners.map((p) => p.id),
+    );
+    const groupId = known[0]?.group_id ?? context.newId();
+    const existing = known.length > 0 ? await store.groupMembers(db, tenantId, groupId) : [];
+    const set = new Map([alert, ...partners].map((a) => [a.id, a]));
+    for (const member of existing)
+      if (!set.has(member.alert_id)) {
+        const found = await alertOf(tenantId, member.alert_id);
+        if (found) set.set(found.id, found);
+      }
+    const result = correlate([...set.values()], r);
+    if (!result.is_correlated) return;
+    await saveGroup(tenantId, groupId, [...set.values()], result);
+  }
+
+  async function saveGroup(
+    tenantId: string,
+    groupId: string,
+    alerts: CorrelatedAlert[],
+    result: ReturnType<typeof correlate>,
+  ) {
+    const now = context.clock.now().toISOString();
+    const previous = await store.group(db, tenantId, groupId);
+    const suggested = serviceRemediation(result.root.service, result.root.runbook_url);
+    const starts = new Map(alerts.map((a) => [a.id, a.started_at]));
+    await store.saveGroup(
+      db,
+      {
+        id: groupId,
+        tenant_id: tenantId,
+        root_cause_alert: result.root.id,
+        probable_cause: result.probable_cause!,
+        confidence: result.correlation_score,
+        suggested_action: suggested,
+        runbook_url: result.root.runbook_url,
+        dependency_chain: JSON.stringify(result.dependency_chain),
+        created_at: previous?.created_at ?? now,
+        updated_at: now,
+      },
+      result.members.map((m) => ({
+        tenant_id: tenantId,
+        group_id: groupId,
+        started_at: starts.get(m.alert_id)!,
+        ...m,
+      })),
+    );
+    const latest = alerts.reduce((a, b) => (a.started_at > b.started_at ? a : b));
+    await store.upsertInsight(
+      db,
+      insightRow(context, tenantId, {
+        type: 'correlation',
+        severity: alerts.some((a) => a.severity === 'P1' || a.severity === 'P2') ? 'high' : 'medium',
+        description: `${alerts.length} alerts within ${options.correlation.windowSeconds} s share a cause: ${result.probable_cause}`,
+        recommended_action: suggested,
+        alert_count: alerts.length,
+        probable_cause: result.probable_cause,
+        correlation_id: groupId,
+        details: {
+          root_cause_alert: result.root.id,
+          correlation_score: result.correlation_score,
+          dependency_chain: result.dependency_chain,
+          factors: result.factors,
+        },
+        dedupe_key: `correlation:${groupId}`,
+        observed_at: latest.started_at,
+      }),
+    );
+  }
+
+  return {
+    dependencies,
+    graphOf,
+    rule,
+    alertOf,
+    near,
+    onFired,
+
+    async putDependencies(tenantId: string, entries: Array<{ service: string; depends_on: string[] }>) {
+      const problem = graphProblem(entries);
+      if (problem) throw invalidField(problem[0], problem[1]);
+      await store.replaceDependencies(db, tenantId, entries, context.clock.now().toISOString());
+      return dependencies(tenantId);
+    },
+
+    async correlate(tenantId: string, ids: string[]) {
+      const distinct = [...new Set(ids)];
+      if (distinct.length < 2)
+        throw invalidField('body.alert_ids', 'must name at least two different alerts');
+      const alerts: CorrelatedAlert[] = [];
+      for (const id of distinct) {
+        const alert = await alertOf(tenantId, id);
+        if (!alert) throw alertNotFound(id);
+        alerts.push(alert);
+      }
+      return correlate(alerts, await rule(tenantId));
+    },
+
+    async group(tenantId: string, id: string) {
+      const row = await store.group(db, tenantId, id);
+      if (!row) throw correlationNotFound();
+      const members = await store.groupMembers(db, tenantId, id);
+      return {
+        id: row.id,
+        root_cause_alert: row.root_cause_alert,
+        probable_cause: row.probable_cause,
+        confidence: row.confidence,
+        correlated_alerts: members.map((m) => ({
+          alert_id: m.alert_id,
+          title: m.title,
+          correlation_score: m.correlation_score,
+          relationship: m.relationship,
+        })),
+        suggested_action: row.suggested_action,
+        runbook_url: row.runbook_url,
+        dependency_chain: JSON.parse(row.dependency_chain) as string[],
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+      };
+    },
+  };
+}
+
+export type CorrelationService = ReturnType<typeof createCorrelation>;
