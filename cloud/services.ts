@@ -12,6 +12,7 @@ import type { CloudConfig } from './config.ts';
 import type { Store } from './db/index.ts';
 import { createDeviceService } from './devices/index.ts';
 import { createEventLog } from './events/index.ts';
+import { linkEdgeAlerts } from './flows/edge-alerts.ts';
 import { locationEvents } from './flows/location-events.ts';
 import { linkPnl, pnlStaffExists, pnlStructure } from './flows/pnl-sync.ts';
 import { linkStoreDevices } from './flows/store-devices.ts';
@@ -189,6 +190,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     notify,
     oncall,
   });
+  linkEdgeAlerts(events, alerting, log.child({ module: 'edge-alerts' }));
   // issue 10: aiops
   const aiops = createAiopsService({
     store,
