@@ -1,40 +1,10 @@
-/** On-call: schedules, rotations and overrides; who is on call for a team at an instant. */
-import type { FastifyInstance } from 'fastify';
-import type { Clock } from '../../shared/clock.ts';
-import type { IdGenerator } from '../../shared/ids.ts';
-import type { Store } from '../db/index.ts';
-
-export interface Person {
-  name: string;
-  email: string;
-  phone?: string | null;
-  push_token?: string | null;
-  user_id?: string | null;
-}
-
-export interface OnCallNow {
-  team: string;
-  current: { primary: Person | null; secondary: Person | null };
-  next_rotation: string | null;
-}
-
-export interface OncallDeps {
-  store: Store;
-  clock: Clock;
-  newId: IdGenerator;
-}
-
-export function createOncallService(_deps: OncallDeps) {
-  return {
-    async current(_tenantId: string, _team: string, _at?: Date): Promise<OnCallNow | undefined> {
-      return undefined;
-    },
-    async teams(_tenantId: string): Promise<string[]> {
-      return [];
-    },
-  };
-}
-
-export type OncallService = ReturnType<typeof createOncallService>;
-
-export async function oncallRoutes(_app: FastifyInstance, _options: { oncall: OncallService }) {}
+/**
+ * On-call: each team's schedule (weekly, daily, custom or follow-the-sun rotation in its own time
+ * zone), the overrides that replace it for a date range, and who is primary and secondary at an
+ * instant. Owns the oncall_schedules and oncall_overrides tables; served under /api/v1/oncall.
+ * Alerting asks `current(tenantId, team)` whom to page.
+ */
+export type { Person, Region } from './model.ts';
+export { onCallAt } from './on-call.ts';
+export { oncallRoutes } from './routes.ts';
+export { createOncallService, type OnCallNow, type OncallDeps, type OncallService } from './service.ts';
