@@ -79,7 +79,7 @@ export function peopleAt<T>(plan: EscalationPlan, people: readonly T[], position
 export function nextStep(plan: EscalationPlan, level: number, position: number) {
   const current = plan.levels[level - 1];
   if (!plan.paging || !current || current.timeout_minutes === null) return undefined;
-  const delayMs = current.timeout_minutes * 60_000;
+  const delayMs = Math.round(current.timeout_minutes * 60_000);
   const people = peopleOf(current).length;
   if (plan.mode !== 'parallel' && position + 1 < people) return { level, position: position + 1, delayMs };
   if (level >= plan.levels.length) return undefined;

@@ -133,10 +133,10 @@ const LevelSchema = Type.Object(
       }),
     ),
     timeout_minutes: Nullable(
-      Type.Integer({
-        minimum: 1,
+      Type.Number({
+        minimum: 0.05,
         maximum: 10_080,
-        description: 'before the next level; null: the last stop',
+        description: 'before the next level (fractions allowed, down to 3 s); null: the last stop',
       }),
     ),
   },
