@@ -20,6 +20,7 @@ import type {
   IncidentChange,
   IncidentResponder,
   IncidentService,
+  TimelineInput,
 } from '../incidents/index.ts';
 import type { Person } from '../oncall/index.ts';
 import type { TenancyService } from '../tenancy/service.ts';
@@ -35,7 +36,8 @@ export interface AlertIncidentDeps {
       channel: { incident_id: string; name: string; topic: string; member_user_ids: string[] },
     ): Promise<{ id: string }>;
     postSystemMessage(tenantId: string, channelId: string, content: string): Promise<unknown>;
-    broadcastIncident(tenantId: string, frame: Record<string, unknown>): void;
+    /** Reaches the channel's members when the frame names its channel_id. */
+    broadcastIncident(tenantId: string, frame: Record<string, unknown>): unknown;
     /** The time of the channel's latest message, when chat can tell. */
     lastMessageAt?: ((tenantId: string, channelId: string) => Promise<string | null | undefined>) | undefined;
   };
@@ -58,6 +60,7 @@ export const tenantUserOf =
   };
 
 const SWEEP_BATCH = 100;
+const DURATIONS_KEPT = 100;
 
 const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
 
@@ -100,103 +103,115 @@ export function summaryText(incident: Incident, responders: IncidentResponder[])
   ].join('\n');
 }
 
-export const incidentFrame = (event: string, incident: Incident) => ({ type: 'incident', event, incident });
+/** The `incident` WebSocket frame: `event` is opened, updated, acknowledged, resolved or auto-resolved. */
+export const incidentFrame = (event: string, incident: Incident) => ({
+  type: 'incident',
+  event,
+  incident_id: incident.id,
+  channel_id: incident.channel_id,
+  incident,
+});
 
 export function linkAlertIncidents(deps: AlertIncidentDeps) {
   const { incidents, chat, log } = deps;
   const hours = deps.options.autoResolveHours;
   const inFlight = new Map<string, Promise<unknown>>();
+  const durations: number[] = [];
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<number> | undefined;
 
   /** One flow at a time per incident: a second run waits and then finds the steps done. */
-  function serial<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const previous = inFlight.get(key) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(work);
+  function serial<T>(key: string, work: (waited: boolean) => Promise<T>): Promise<T> {
+    const previous = inFlight.get(key);
+    const next = (previous ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => work(previous !== undefined));
     inFlight.set(key, next);
     void next.finally(() => inFlight.get(key) === next && inFlight.delete(key)).catch(() => undefined);
     return next;
   }
 
+  /** The responders, each looked up as a tenant user (together: each is a few reads). */
   async function responders(tenantId: string, people: Person[]) {
     const seen = new Set<string>();
-    const result: IncidentResponder[] = [];
-    for (const person of people) {
+    const unique = people.filter((person) => {
       const key = (person.user_id ?? person.email).toLowerCase();
-      if (seen.has(key)) continue;
+      if (seen.has(key)) return false;
       seen.add(key);
-      const userId = (await deps.userOf(tenantId, person)) ?? null;
-      result.push({ name: person.name, email: person.email, user_id: userId, invited: userId !== null });
-    }
-    return result;
-  }
-
-  async function attachRunbook(tenantId: string, incident: Incident, alert: AlertSnapshot) {
-    const labels = alert.labels ?? {};
-    const match = alert.runbook_url
-      ? undefined
-      : await incidents.runbooks.match(tenantId, {
-          service: incident.service,
-          type: incident.type ?? labels.type ?? null,
-          labels,
-        });
-    const url = alert.runbook_url ?? match?.url;
-    if (!url) return incident;
-    await incidents.setRunbook(tenantId, incident.id, { url, id: match?.id ?? null });
-    const source = match ? `catalog runbook “${match.name}”` : 'the alert’s runbook';
-    await incidents.record(tenantId, incident.id, {
-      kind: 'runbook_attached',
-      text: `Runbook attached (${source}): ${url}`,
-      data: { url, runbook_id: match?.id ?? null },
-      dedupeKey: 'runbook',
+      return true;
     });
-    return { ...incident, runbook_url: url, runbook_id: match?.id ?? null };
+    const userIds = await Promise.all(unique.map((person) => deps.userOf(tenantId, person)));
+    return unique.map(
+      (person, i): IncidentResponder => ({
+        name: person.name,
+        email: person.email,
+        user_id: userIds[i] ?? null,
+        invited: userIds[i] !== undefined,
+      }),
+    );
   }
 
-  async function invite(tenantId: string, incident: Incident, people: IncidentResponder[]) {
-    await incidents.setResponders(tenantId, incident.id, people);
-    for (const person of people) {
-      await incidents.record(tenantId, incident.id, {
-        kind: 'responder_invited',
-        text: person.invited
-          ? `${person.name} <${person.email}> invited to the channel`
-          : `${person.name} <${person.email}> notified, not invited: not a user of this tenant`,
-        data: { email: person.email, user_id: person.user_id, invited: person.invited },
-        dedupeKey: `responder:${person.email.toLowerCase()}`,
-      });
-    }
-    return { ...incident, responders: people };
+  /** The alert's own runbook, else the catalog's best match (cloud/incidents/runbooks.ts). */
+  async function runbookFor(tenantId: string, incident: Incident, alert: AlertSnapshot) {
+    if (alert.runbook_url) return { url: alert.runbook_url, id: null, source: 'the alert’s runbook' };
+    const labels = alert.labels ?? {};
+    const type = incident.type ?? labels.type ?? null;
+    const match = await incidents.runbooks.match(tenantId, { service: incident.service, type, labels });
+    return match && { url: match.url, id: match.id, source: `catalog runbook “${match.name}”` };
   }
+
+  const responderEntry = (person: IncidentResponder): TimelineInput => ({
+    kind: 'responder_invited',
+    text: person.invited
+      ? `${person.name} <${person.email}> invited to the channel`
+      : `${person.name} <${person.email}> notified, not invited: not a user of this tenant`,
+    data: { email: person.email, user_id: person.user_id, invited: person.invited },
+    dedupeKey: `responder:${person.email.toLowerCase()}`,
+  });
 
   /** A new incident, or one without a channel yet: the whole flow. */
   async function openChannel(event: AlertFired, opened: Incident, alert: AlertSnapshot) {
     const { tenantId } = event;
-    const people = await responders(tenantId, event.responders);
-    const member_user_ids = people.flatMap((p) => (p.user_id ? [p.user_id] : []));
-    const topic = `${opened.severity} · ${opened.service ?? 'no service'} · ${opened.title}`.slice(0, 250);
+    const [people, runbook] = await Promise.all([
+      responders(tenantId, event.responders),
+      runbookFor(tenantId, opened, alert),
+    ]);
+    const memberIds = people.flatMap((person) => (person.user_id ? [person.user_id] : []));
     const channel = await chat.createIncidentChannel(tenantId, {
       incident_id: opened.id,
       name: channelName(opened),
-      topic,
-      member_user_ids,
+      topic: `${opened.severity} · ${opened.service ?? 'no service'} · ${opened.title}`.slice(0, 250),
+      member_user_ids: memberIds,
     });
-    const channelId = (await incidents.attachChannel(tenantId, opened.id, channel.id)) ?? channel.id;
-    await incidents.record(tenantId, opened.id, {
-      kind: 'channel_created',
-      text: `Incident channel created with ${member_user_ids.length} member(s)`,
-      data: { channel_id: channelId },
-      dedupeKey: 'channel',
+    const incident = await incidents.attachChannel(tenantId, opened.id, {
+      channelId: channel.id,
+      responders: people,
+      runbook: runbook ?? undefined,
     });
-    let incident: Incident = { ...opened, channel_id: channelId };
-    incident = await invite(tenantId, incident, people);
-    incident = await attachRunbook(tenantId, incident, alert);
-    const summary = await incidents.record(tenantId, incident.id, {
-      kind: 'summary_posted',
-      text: 'Summary posted to the incident channel',
-      dedupeKey: 'summary',
-    });
-    if (summary) await chat.postSystemMessage(tenantId, channelId, summaryText(incident, people));
-    chat.broadcastIncident(tenantId, incidentFrame('opened', await incidents.get(tenantId, incident.id)));
+    const channelId = incident.channel_id ?? channel.id;
+    const written = await incidents.recordAll(tenantId, incident.id, [
+      {
+        kind: 'channel_created',
+        text: `Incident channel created with ${memberIds.length} member(s)`,
+        data: { channel_id: channelId },
+        dedupeKey: 'channel',
+      },
+      ...people.map(responderEntry),
+      ...(runbook
+        ? [
+            {
+              kind: 'runbook_attached' as const,
+              text: `Runbook attached (${runbook.source}): ${runbook.url}`,
+              data: { url: runbook.url, runbook_id: runbook.id },
+              dedupeKey: 'runbook',
+            },
+          ]
+        : []),
+      { kind: 'summary_posted', text: 'Summary posted to the incident channel', dedupeKey: 'summary' },
+    ]);
+    if (written.some((entry) => entry.kind === 'summary_posted'))
+      await chat.postSystemMessage(tenantId, channelId, summaryText(incident, people));
+    await chat.broadcastIncident(tenantId, incidentFrame('opened', incident));
   }
 
   /** Another alert folded into an incident that has its channel: say so there. */
@@ -206,7 +221,7 @@ export function linkAlertIncidents(deps: AlertIncidentDeps) {
       incident.channel_id!,
       `Another alert folded in (${incident.occurrences} so far): ${alert.severity} ${alert.title}`,
     );
-    chat.broadcastIncident(tenantId, incidentFrame('updated', incident));
+    await chat.broadcastIncident(tenantId, incidentFrame('updated', incident));
   }
 
   /** Runs the flow for a fired alert; the milliseconds it took. */
@@ -214,28 +229,38 @@ export function linkAlertIncidents(deps: AlertIncidentDeps) {
     const started = performance.now();
     const alert = alertSnapshot(event.alert);
     const result = await incidents.openForAlert(event.tenantId, alert);
-    await serial(result.incident.id, async () => {
-      const current = await incidents.get(event.tenantId, result.incident.id);
+    await serial(result.incident.id, async (waited) => {
+      // A run that waited for another reads what that one left.
+      const current = waited ? await incidents.get(event.tenantId, result.incident.id) : result.incident;
       if (current.channel_id === null) return openChannel(event, current, alert);
       if (!result.replay && !result.opened) return foldIntoChannel(event.tenantId, current, alert);
     });
     const ms = performance.now() - started;
+    durations.push(ms);
+    if (durations.length > DURATIONS_KEPT) durations.shift();
     log.info(
       { tenant_id: event.tenantId, alert_id: alert.id, incident_id: result.incident.id, ms },
       'alert incident flow',
     );
-    return { incident: await incidents.get(event.tenantId, result.incident.id), ms };
+    return { incidentId: result.incident.id, ms };
   }
 
+  const ANNOUNCED = {
+    acknowledge: { event: 'acknowledged', text: 'Incident acknowledged.' },
+    resolve: { event: 'resolved', text: 'Incident resolved.' },
+    auto_resolve: {
+      event: 'auto_resolved',
+      text: `Incident auto-resolved after ${hours} h without activity.`,
+    },
+  } as const;
+
+  /** A transition of a chat incident, whoever made it: said in its channel and on the WebSocket. */
   async function announce(change: IncidentChange) {
     const { tenantId, incident } = change;
     if (!incident.channel_id) return;
-    const words = { acknowledge: 'acknowledged', resolve: 'resolved', auto_resolve: 'auto-resolved' }[
-      change.action
-    ];
-    const by = change.action === 'auto_resolve' ? ` after ${hours} h without activity` : '';
-    await chat.postSystemMessage(tenantId, incident.channel_id, `Incident ${words}${by}.`);
-    chat.broadcastIncident(tenantId, incidentFrame(words, incident));
+    const { event, text: words } = ANNOUNCED[change.action];
+    await chat.postSystemMessage(tenantId, incident.channel_id, words);
+    await chat.broadcastIncident(tenantId, incidentFrame(event, incident));
   }
 
   async function lastActivity(incident: Incident) {
@@ -297,6 +322,8 @@ export function linkAlertIncidents(deps: AlertIncidentDeps) {
 
   return {
     handle,
+    /** How long the latest flows took, alert fired to frame sent (ms, oldest first). */
+    durations: () => [...durations],
     /** One sweep now (tests call it after moving the manual clock). */
     sweepQuiet(): Promise<number> {
       sweeping ??= sweepOnce().finally(() => {

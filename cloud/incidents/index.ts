@@ -34,4 +34,5 @@ export {
   TIMELINE_KINDS,
   type TimelineKind,
 } from './tables.ts';
+export type { TimelineInput } from './timeline.ts';
 export type { Incident, TimelineEntry } from './views.ts';

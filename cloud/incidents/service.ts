@@ -19,7 +19,8 @@ import type { NewDeviceIncidentBody, NewIncidentBody } from './schemas.ts';
 import {
   alertLink,
   appendTimeline,
-  claimChannel,
+  appendTimelineAll,
+  attachChannel,
   type IncidentFilter,
   type IncidentPatch,
   incident,
@@ -350,18 +351,34 @@ export function createIncidentService(deps: IncidentDeps) {
       return (await incident(db, tenantId, incidentId))?.alert_id ?? undefined;
     },
 
-    /** Sets the channel unless one is set already; the incident's channel either way. */
-    async attachChannel(tenantId: string, id: string, channelId: string) {
-      const row = await claimChannel(db, tenantId, id, channelId, now());
-      return row?.channel_id ?? (await requireRow(tenantId, id)).channel_id;
+    /** Entries of one incident at once; those written (an entry whose dedupe key was seen is not). */
+    async recordAll(tenantId: string, id: string, inputs: TimelineInput[]) {
+      const at = now();
+      const rows = inputs.map((input) => timelineRow(deps.newId, tenantId, id, at, input));
+      return (await appendTimelineAll(db, rows)).map(toTimelineEntry);
     },
 
-    async setRunbook(tenantId: string, id: string, runbook: { url: string; id: string | null }) {
-      await updateIncident(db, tenantId, id, {
-        runbook_url: runbook.url,
-        runbook_id: runbook.id,
+    /**
+     * The chat flow's outcome: the channel (kept when one is set already), the responders, and the
+     * runbook when one was found. The incident after.
+     */
+    async attachChannel(
+      tenantId: string,
+      id: string,
+      setup: {
+        channelId: string;
+        responders: IncidentResponder[];
+        runbook?: { url: string; id: string | null } | undefined;
+      },
+    ) {
+      const row = await attachChannel(db, tenantId, id, {
+        channel_id: setup.channelId,
+        responders: JSON.stringify(setup.responders),
+        ...(setup.runbook ? { runbook_url: setup.runbook.url, runbook_id: setup.runbook.id } : {}),
         updated_at: now(),
       });
+      if (!row) throw incidentNotFound();
+      return toIncident(row);
     },
 
     /** Unresolved chat incidents (any tenant) without activity since `before`, the quietest first. */
@@ -370,10 +387,6 @@ export function createIncidentService(deps: IncidentDeps) {
     /** Moves the incident's last activity forward to `at` (activity seen outside the timeline). */
     async touch(tenantId: string, id: string, at: string) {
       await touchActivity(db, tenantId, id, at);
-    },
-
-    async setResponders(tenantId: string, id: string, responders: IncidentResponder[]) {
-      await updateIncident(db, tenantId, id, { responders: JSON.stringify(responders), updated_at: now() });
     },
   };
 }

@@ -125,22 +125,37 @@ export const updateIncident = (
     .returningAll()
     .executeTakeFirst();
 
-/** Sets the channel only when none is set yet: the first of two racing flows wins. */
-export const claimChannel = (db: Db, tenantId: string, id: string, channelId: string, at: string) =>
+/**
+ * The chat flow's result in one statement: the channel (unless one is set already: the first of two
+ * racing flows wins), the responders and the runbook.
+ */
+export const attachChannel = (
+  db: Db,
+  tenantId: string,
+  id: string,
+  patch: Pick<IncidentRow, 'channel_id' | 'responders' | 'updated_at'> &
+    Partial<Pick<IncidentRow, 'runbook_url' | 'runbook_id'>>,
+) =>
   db
     .updateTable('incidents')
-    .set({ channel_id: channelId, updated_at: at })
+    .set((eb) => ({ ...patch, channel_id: eb.fn.coalesce('channel_id', eb.val(patch.channel_id)) }))
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
-    .where('channel_id', 'is', null)
     .returningAll()
     .executeTakeFirst();
 
 /** Appends the entry (once per dedupe key) and moves the incident's last activity forward. */
 export async function appendTimeline(db: Db, entry: TimelineRow) {
+  return (await appendTimelineAll(db, [entry]))[0];
+}
+
+/** Appends entries of one incident in one statement; those inserted (a known dedupe key is not). */
+export async function appendTimelineAll(db: Db, entries: TimelineRow[]) {
+  const first = entries[0];
+  if (!first) return [];
   const inserted = await db
     .insertInto('incident_timeline')
-    .values(entry)
+    .values(entries)
     .onConflict((conflict) =>
       conflict
         .columns(['tenant_id', 'incident_id', 'dedupe_key'])
@@ -148,10 +163,13 @@ export async function appendTimeline(db: Db, entry: TimelineRow) {
         .doNothing(),
     )
     .returningAll()
-    .executeTakeFirst();
-  if (!inserted) return undefined;
-  await touchActivity(db, entry.tenant_id, entry.incident_id, entry.at);
-  return inserted;
+    .execute();
+  const latest = inserted
+    .map((row) => row.at)
+    .sort()
+    .at(-1);
+  if (latest) await touchActivity(db, first.tenant_id, first.incident_id, latest);
+  return inserted.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
 /** Moves the incident's last activity forward to `at`, never back. */
