@@ -269,6 +269,11 @@ export function createChatService(deps: ChatDeps) {
       }
     },
 
+    /** The time of the channel's latest message (null when none yet); undefined for no such channel. */
+    async lastMessageAt(tenantId: string, channelId: string) {
+      return (await store.channel(db, tenantId, channelId))?.last_message_at;
+    },
+
     sweep,
 
     attach(server: Server) {

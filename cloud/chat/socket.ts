@@ -175,10 +175,11 @@ export function createChatSocket(deps: SocketDeps) {
         socket.close(CLOSE_UNAUTHORIZED, 'the first frame must be {type:"auth", token}');
         return;
       }
+      // The client answered in time; how long the check takes is the server's business.
       authenticating = true;
+      clearTimeout(timer);
       void verify(frame.token).then((claims) => {
         if (socket.readyState !== socket.OPEN) return;
-        clearTimeout(timer);
         if (!claims) return socket.close(CLOSE_UNAUTHORIZED, 'invalid token');
         connection = authenticated(socket, claims);
       });

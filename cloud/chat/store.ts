@@ -83,16 +83,18 @@ export const member = (db: Db, tenantId: string, channelId: string, userId: stri
     .where('user_id', '=', userId)
     .executeTakeFirst();
 
+// Five parameters a row: well under SQLite's 32,766 and PostgreSQL's 65,535 per statement.
+const MEMBER_ROWS_PER_INSERT = 1000;
+
 /** Adds the members not in yet; the ones already in keep their role. */
-export const addMembers = (db: Db, rows: ChatMemberRow[]) =>
-  rows.length === 0
-    ? Promise.resolve()
-    : db
-        .insertInto('chat_members')
-        .values(rows)
-        .onConflict((c) => c.columns(['channel_id', 'user_id']).doNothing())
-        .execute()
-        .then(() => undefined);
+export async function addMembers(db: Db, rows: ChatMemberRow[]) {
+  for (let first = 0; first < rows.length; first += MEMBER_ROWS_PER_INSERT)
+    await db
+      .insertInto('chat_members')
+      .values(rows.slice(first, first + MEMBER_ROWS_PER_INSERT))
+      .onConflict((c) => c.columns(['channel_id', 'user_id']).doNothing())
+      .execute();
+}
 
 export const removeMember = (db: Db, tenantId: string, channelId: string, userId: string) =>
   db

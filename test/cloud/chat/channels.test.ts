@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addMembers, countMembers } from '../../../cloud/chat/store.ts';
 import { backends } from '../../support/stores.ts';
 import { type ChatCloud, chatCloud, failed, ok } from './chat-cloud.ts';
 
@@ -341,11 +342,29 @@ describe.each(backends)('chat channels and messages over HTTP on %s', (backend) 
     expect(other.id).not.toBe(one.id);
     const summary = await chat.postSystemMessage(c.a.tenant.id, one.id, 'Summary: fridge at 9 °C');
     expect(summary).toMatchObject({ kind: 'system', author_id: null });
+    expect(await chat.lastMessageAt(c.a.tenant.id, one.id)).toBe(summary.created_at);
+    expect(await chat.lastMessageAt(c.b.tenant.id, one.id)).toBeUndefined();
+    expect(await chat.lastMessageAt(c.b.tenant.id, other.id)).toBeNull();
     const listed = ok(await c.bob.call('GET', `/channels/${one.id}/messages`));
     expect(listed.map((m: { content: string }) => m.content)).toEqual(['Summary: fridge at 9 °C']);
     failed(await c.cat.call('GET', `/channels/${one.id}`), 404, 'CHANNEL_NOT_FOUND');
     // Any member brings others in.
     ok(await c.bob.call('POST', `/channels/${one.id}/members`, { user_id: c.cat.id }), 201);
+  });
+
+  it('adds thousands of members in one call (an all-hands channel) within the databases’ parameter limits', async () => {
+    const room = await open({ name: 'All hands' });
+    const tenantId = c.a.tenant.id;
+    const rows = Array.from({ length: 12_000 }, (_, n) => ({
+      tenant_id: tenantId,
+      channel_id: room.id,
+      user_id: `0195d6a1-0000-7000-8000-${String(n).padStart(12, '0')}`,
+      role: 'member' as const,
+      joined_at: new Date().toISOString(),
+    }));
+    await addMembers(c.cloud.store.db, rows);
+    await addMembers(c.cloud.store.db, rows.slice(0, 10));
+    expect(await countMembers(c.cloud.store.db, tenantId, room.id)).toBe(12_001);
   });
 
   it('answers 404 for unknown channels and 400 naming a malformed id', async () => {
