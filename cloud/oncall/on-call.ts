@@ -18,7 +18,8 @@ import type { OverrideSlot } from './tables.ts';
 import { DAY_MS } from './zoned-time.ts';
 
 export const LOOKAHEAD_MS = 366 * DAY_MS;
-const SCAN_STEP_MS = 7 * DAY_MS;
+/** Handoffs are searched in windows of 1, 2, 4, then 7 days: short shifts are found without listing a week of them. */
+const scanStep = (round: number) => Math.min(2 ** round, 7) * DAY_MS;
 
 export interface OnCallAnswer {
   current: Slots;
@@ -64,8 +65,8 @@ function nextChange(rotation: Rotation, overrides: readonly Override[], at: numb
     .filter((edge) => edge > at)
     .sort((a, b) => a - b);
   const horizon = Math.max(at, rotation.start) + LOOKAHEAD_MS;
-  for (let from = at; from < horizon; from += SCAN_STEP_MS) {
-    const to = Math.min(from + SCAN_STEP_MS, horizon);
+  for (let from = at, round = 0; from < horizon; from += scanStep(round), round += 1) {
+    const to = Math.min(from + scanStep(round), horizon);
     const handoffs = rotation.fixed
       ? [rotation.start].filter((start) => start > from && start <= to)
       : rotation.edges(from, to);

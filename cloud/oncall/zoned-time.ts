@@ -15,6 +15,12 @@ export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
+/**
+ * Handoffs fall on the same few wall times request after request (every answer about a weekly
+ * schedule asks for this week's and next week's); a zone's rules do not change while we run.
+ */
+const instants = new Map<string, number>();
+const MEMO_LIMIT = 100_000;
 
 function formatterOf(zone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(zone);
@@ -50,11 +56,20 @@ export function isTimeZone(name: string): boolean {
   }
 }
 
+const FORMATTED = /^(\d{2})\/(\d{2})\/(\d{4}), (\d{2}):(\d{2}):(\d{2})$/;
+
 /** The wall time (see the header) the zone's clocks show at `instant` (ms). */
 export function wallAt(zone: string, instant: number): number {
+  const formatter = formatterOf(zone);
+  // format() and a pattern cost a third of formatToParts(), which only years before 1000 need.
+  const match = FORMATTED.exec(formatter.format(instant));
   const parts: Record<string, number> = {};
-  for (const part of formatterOf(zone).formatToParts(instant)) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  if (match) {
+    [parts.month, parts.day, parts.year, parts.hour, parts.minute, parts.second] = match.slice(1).map(Number);
+  } else {
+    for (const part of formatter.formatToParts(instant)) {
+      if (part.type !== 'literal') parts[part.type] = Number(part.value);
+    }
   }
   const whole = Date.UTC(
     parts.year!,
@@ -75,6 +90,9 @@ export const offsetAt = (zone: string, instant: number) => wallAt(zone, instant)
  * Assumes no two offset changes within a day and a half of each other, which holds for every zone.
  */
 export function instantOf(zone: string, wall: number): number {
+  const key = `${zone} ${wall}`;
+  const known = instants.get(key);
+  if (known !== undefined) return known;
   const before = offsetAt(zone, wall - DAY_MS);
   const after = offsetAt(zone, wall + DAY_MS);
   const matches = [...new Set([before, after])]
@@ -82,7 +100,10 @@ export function instantOf(zone: string, wall: number): number {
     .filter((instant) => wallAt(zone, instant) === wall)
     .sort((x, y) => x - y);
   // No match: the wall time falls in a gap; with the offset from before it, it lands past the gap.
-  return matches[0] ?? wall - before;
+  const instant = matches[0] ?? wall - before;
+  if (instants.size >= MEMO_LIMIT) instants.clear();
+  instants.set(key, instant);
+  return instant;
 }
 
 /** `YYYY-MM-DD` as the wall time of that day's midnight, or undefined when it is no calendar date. */

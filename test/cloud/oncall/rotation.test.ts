@@ -478,3 +478,82 @@ describe('follow-the-sun', () => {
     });
   });
 });
+
+describe('next_rotation, checked against the answers around it', () => {
+  const sunRegions: Region[] = [
+    {
+      name: 'APAC',
+      time_zone: 'Australia/Sydney',
+      start_time: '08:30',
+      end_time: '18:00',
+      rotation_days: 2,
+      participants: [ana, ben],
+    },
+    {
+      name: 'EMEA',
+      time_zone: 'Europe/Berlin',
+      start_time: '09:00',
+      end_time: '17:00',
+      rotation_days: 7,
+      participants: [cai],
+    },
+    {
+      name: 'AMER',
+      time_zone: 'America/New_York',
+      start_time: '22:00',
+      end_time: '06:00',
+      rotation_days: 1,
+      participants: [dee, eve],
+    },
+  ];
+  const cases: Array<[string, Schedule]> = [
+    ['weekly New York', schedule()],
+    [
+      'daily Berlin 02:30 (in the gap once a year)',
+      schedule({ type: 'daily', time_zone: 'Europe/Berlin', handoff_time: '02:30' }),
+    ],
+    ['custom 5 h Lord Howe', schedule({ type: 'custom', shift_hours: 5, time_zone: 'Australia/Lord_Howe' })],
+    ['follow-the-sun', schedule({ type: 'follow_the_sun', participants: [], regions: sunRegions })],
+  ];
+  const covers = [
+    override({ person: eve, starts_at: '2026-03-07T22:10:00.000Z', ends_at: '2026-03-08T09:00:00.000Z' }),
+    override({
+      slot: 'secondary',
+      person: dee,
+      starts_at: '2026-10-24T00:00:00.000Z',
+      ends_at: '2026-10-26T00:00:00.000Z',
+    }),
+  ];
+  const key = (answer: ReturnType<typeof onCallAt>) =>
+    `${answer.current.primary?.name}/${answer.current.secondary?.name}`;
+
+  // Instants around both 2026 changes in each hemisphere; between `at` and next_rotation every
+  // quarter hour must give the same answer, and next_rotation itself a different one.
+  const instants = [
+    '2026-03-07T20:00:00Z',
+    '2026-03-28T23:00:00Z',
+    '2026-04-04T12:00:00Z',
+    '2026-10-03T14:00:00Z',
+    '2026-10-24T22:00:00Z',
+    '2026-10-31T23:00:00Z',
+  ];
+  it.each(cases)('%s: nothing changes before next_rotation, something at it', (_name, s) => {
+    for (const iso of instants) {
+      let at = new Date(iso);
+      for (let step = 0; step < 6; step += 1) {
+        const answer = onCallAt(s, covers, at);
+        expect(answer.next_rotation, `${iso} step ${step}`).not.toBeNull();
+        const next = Date.parse(answer.next_rotation!);
+        expect(next).toBeGreaterThan(at.getTime());
+        for (let t = at.getTime(); t < next; t += 15 * 60_000) {
+          expect(key(onCallAt(s, covers, new Date(t))), new Date(t).toISOString()).toBe(key(answer));
+        }
+        expect(key(onCallAt(s, covers, new Date(next - 1))), `just before ${answer.next_rotation}`).toBe(
+          key(answer),
+        );
+        expect(key(onCallAt(s, covers, new Date(next))), `at ${answer.next_rotation}`).not.toBe(key(answer));
+        at = new Date(next);
+      }
+    }
+  });
+});

@@ -93,3 +93,12 @@ describe('zone names, dates and clock times', () => {
       expect(parseClock(bad), bad).toBeUndefined();
   });
 });
+
+describe('far dates', () => {
+  it('reads years before 1000 through the slower path, and a leap day', () => {
+    expect(iso(wallAt('UTC', Date.UTC(999, 11, 31, 23, 59, 58)))).toBe(
+      iso(Date.UTC(999, 11, 31, 23, 59, 58)),
+    );
+    expect(at('America/New_York', '2028-02-29T09:00')).toBe('2028-02-29T14:00:00.000Z');
+  });
+});
