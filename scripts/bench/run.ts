@@ -7,6 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { runAlertsBench, summarizeAlerts } from './alerts.ts';
 import {
   APPLIANCE_ORDERS_CONNECTIONS,
   runApplianceOrdersBench,
@@ -100,6 +101,14 @@ const BENCHMARKS: Record<string, Benchmark> = {
     async run(options) {
       const report = await runPnlBench({ quick: options.quick, backend: options.backend });
       return { report, summary: summarizePnl(report), ok: report.valid };
+    },
+  },
+  alerts: {
+    description:
+      'alert ingest with dedupe (distinct and repeated fingerprints) against an authenticated GET; P1 ingest to first SMS (SQLite and PostgreSQL)',
+    async run(options) {
+      const report = await runAlertsBench(options);
+      return { report, summary: summarizeAlerts(report), ok: report.valid };
     },
   },
   kiosk: {
