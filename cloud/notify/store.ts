@@ -1,6 +1,7 @@
 /** The notify tables. Tenant reads and writes take the tenant first; the worker's claim spans tenants. */
-import { sql } from 'kysely';
+import { type QueryCreator, sql } from 'kysely';
 import type { Db, DialectName } from '../db/index.ts';
+import type { Database } from '../db/schema.ts';
 import type {
   NotificationAttemptRow,
   NotificationRow,
@@ -52,34 +53,40 @@ export async function insertNew(db: Db, rows: NotificationRow[]) {
 /**
  * Claims up to `limit` due notifications for `owner`: one more attempt each, and next_attempt_at
  * moved to the lease's end, so a worker that dies holding them gives them back when it lapses.
- * PostgreSQL workers skip each other's locked rows; SQLite runs one writer at a time anyway.
+ * PostgreSQL workers skip each other's locked rows; the locking select sits in a CTE because as an
+ * `IN (...)` subquery the planner may run it again per row and claim past the limit. SQLite runs one
+ * writer at a time anyway.
  */
 export function claimDue(
   db: Db,
   dialect: DialectName,
   claim: { owner: string; now: string; leaseUntil: string; limit: number },
 ) {
-  const due = db
-    .selectFrom('notifications')
-    .select('id')
-    .where('status', '=', PENDING)
-    .where('next_attempt_at', '<=', claim.now)
-    .orderBy('next_attempt_at')
-    .limit(claim.limit)
-    .$if(dialect === 'pg', (q) => q.forUpdate().skipLocked());
-  return db
-    .updateTable('notifications')
-    .set((eb) => ({
-      attempts: eb('attempts', '+', 1),
-      lease_owner: claim.owner,
-      next_attempt_at: claim.leaseUntil,
-      updated_at: claim.now,
-    }))
-    .where('id', 'in', due)
-    .where('status', '=', PENDING)
-    .where('next_attempt_at', '<=', claim.now)
-    .returningAll()
-    .execute();
+  const due = (q: QueryCreator<Database>) =>
+    q
+      .selectFrom('notifications')
+      .select('id')
+      .where('status', '=', PENDING)
+      .where('next_attempt_at', '<=', claim.now)
+      .orderBy('next_attempt_at')
+      .limit(claim.limit);
+  const patch = {
+    attempts: sql<number>`attempts + 1`,
+    lease_owner: claim.owner,
+    next_attempt_at: claim.leaseUntil,
+    updated_at: claim.now,
+  };
+  if (dialect === 'pg') {
+    return db
+      .with('due', (q) => due(q).forUpdate().skipLocked())
+      .updateTable('notifications')
+      .from('due')
+      .set(patch)
+      .whereRef('notifications.id', '=', 'due.id')
+      .returningAll('notifications')
+      .execute();
+  }
+  return db.updateTable('notifications').set(patch).where('id', 'in', due(db)).returningAll().execute();
 }
 
 /** The attempts a dead worker left on the wire, now known to be cut off. */

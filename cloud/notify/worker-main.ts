@@ -1,0 +1,58 @@
+/**
+ * The notification worker on its own (`node --import tsx cloud/notify/worker-main.ts`), for
+ * deployments that send apart from the gateway (run the gateway with NOTIFY_WORKER=false then).
+ * Any number can run against one store: claims are leased. Console notifications reach only the
+ * console WebSockets of the process that sends them, so a gateway should keep that channel.
+ */
+import pino from 'pino';
+import { systemClock } from '../../shared/clock.ts';
+import { newId } from '../../shared/ids.ts';
+import { stopOnSignal } from '../../shared/process/stop-on-signal.ts';
+import { createConsoleFeed } from '../cockpit/feed.ts';
+import { type CloudConfig, ConfigError, loadCloudConfig } from '../config.ts';
+import { openStore } from '../db/index.ts';
+import { createNotifyService } from './service.ts';
+
+export async function startNotifyWorker(config: CloudConfig, log = pino({ level: config.logLevel })) {
+  const store = await openStore({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    schema: config.databaseSchema,
+  });
+  const notify = createNotifyService({
+    store,
+    clock: systemClock,
+    newId,
+    log: log.child({ module: 'notify' }),
+    options: { ...config.notify, runWorker: true },
+    consoleFeed: createConsoleFeed(),
+  });
+  notify.start();
+  return {
+    async stop() {
+      await notify.close();
+      await store.close();
+    },
+  };
+}
+
+async function main() {
+  let config: CloudConfig;
+  try {
+    config = loadCloudConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`notify worker: ${error.message}\n`);
+    process.exit(2);
+  }
+  const log = pino({ level: config.logLevel });
+  const worker = await startNotifyWorker(config, log);
+  stopOnSignal(() => worker.stop(), log);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`notify worker: failed to start: ${(error as Error).message}\n`);
+    process.exit(1);
+  });
+}
