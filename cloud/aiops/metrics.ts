@@ -221,7 +221,8 @@ export function createMetrics(context: AiopsContext) {
           predicted_full: p.predicted_full,
           points: p.trend_fit.points,
         },
-        dedupe_key: `prediction:${series.metric}:${series.subject}:${Math.floor(now / (options.insightDedupeMinutes * 60_000))}`,
+        // One per series and horizon, brought up to date as points arrive.
+        dedupe_key: `prediction:${series.metric}:${series.subject}:${Math.floor(now / (horizon * HOUR_MS))}`,
         observed_at: new Date(p.trend_fit.lastAt).toISOString(),
       }),
     );

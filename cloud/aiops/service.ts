@@ -1,3 +1,4 @@
+import type { AlertFired } from '../alerting/index.ts';
 import { createAnalysis } from './analysis.ts';
 import type { AiopsDeps } from './context.ts';
 import { createCorrelation } from './correlation.ts';
@@ -23,13 +24,22 @@ export function createAiopsService(deps: AiopsDeps) {
   let timer: NodeJS.Timeout | undefined;
   let pending = Promise.resolve();
 
-  deps.alerting.onFired((event) =>
-    correlation
-      .onFired(event)
+  // One tenant's alerts are grouped one at a time, so a burst joins one group instead of racing
+  // to start several (across replicas two groups can still start; each alert joins one).
+  const grouping = new Map<string, Promise<void>>();
+  const onFired = (event: AlertFired) => {
+    const run = (grouping.get(event.tenantId) ?? Promise.resolve())
+      .then(() => correlation.onFired(event))
       .catch((error: unknown) =>
         log.error({ err: error, alertId: event.alert.id }, 'alert correlation failed'),
-      ),
-  );
+      );
+    grouping.set(event.tenantId, run);
+    void run.then(() => {
+      if (grouping.get(event.tenantId) === run) grouping.delete(event.tenantId);
+    });
+    return run;
+  };
+  deps.alerting.onFired(onFired);
 
   async function prune() {
     const now = clock.now().getTime();
@@ -108,7 +118,7 @@ export function createAiopsService(deps: AiopsDeps) {
     dependencies: correlation.dependencies,
     putDependencies: correlation.putDependencies,
     /** Also subscribed to alerting.onFired; exposed for replays. */
-    correlateFired: correlation.onFired,
+    correlateFired: onFired,
     rca: analysis.rca,
     debug: analysis.debug,
     prune,
@@ -125,6 +135,7 @@ export function createAiopsService(deps: AiopsDeps) {
       if (timer) clearInterval(timer);
       timer = undefined;
       await pending;
+      await Promise.all(grouping.values());
     },
   };
 }
