@@ -9,6 +9,7 @@ import type { CommandKind, FleetCommand } from '../../shared/devices/fleet-proto
 import { type DeviceCommands, type DeviceRegistry, DeviceSettingsSchema } from '../devices/registry/index.ts';
 import type { SyncRound } from '../sync/client.ts';
 import type { CommandContext, CommandHandler } from './link.ts';
+import type { FleetMaintenance } from './maintenance.ts';
 import { type PushedSettings, type SettingsStore, settingsProblem } from './settings.ts';
 import type { Updater } from './updater.ts';
 
@@ -54,6 +55,8 @@ export interface FleetHandlerDeps {
   vision?: FleetVision | undefined;
   /** The restart after the ack has left; tests shorten it. */
   restartDelayMs?: number;
+  /** Remediation's service restarts, log rotation and cache clearing; refused where absent. */
+  maintenance?: FleetMaintenance | undefined;
 }
 
 const fail = (reason: string): never => {
@@ -150,5 +153,29 @@ export function createFleetHandlers(deps: FleetHandlerDeps): Partial<Record<Comm
     });
   }
 
-  return { sync_now: syncNow, restart, settings, update, calibrate, models_sync: modelsSync };
+  /** Remediation's actions act on the appliance itself, never on a store device behind it. */
+  const onAppliance =
+    (act: (maintenance: FleetMaintenance, command: FleetCommand) => Promise<Record<string, unknown>>) =>
+    async (command: FleetCommand) => {
+      if (command.device_id) return fail(`${command.kind} acts on the appliance, not on a store device`);
+      if (!deps.maintenance) return fail(`${command.kind} is not available on this appliance`);
+      return act(deps.maintenance, command);
+    };
+  const restartService = onAppliance((maintenance, command) => {
+    const service = command.payload.service ?? 'appliance';
+    if (typeof service !== 'string') return fail('restart_service: service must be a name');
+    return maintenance.restartService(service);
+  });
+
+  return {
+    sync_now: syncNow,
+    restart,
+    settings,
+    update,
+    calibrate,
+    models_sync: modelsSync,
+    restart_service: restartService,
+    rotate_logs: onAppliance((maintenance) => maintenance.rotateLogs()),
+    clear_cache: onAppliance((maintenance) => maintenance.clearCaches()),
+  };
 }

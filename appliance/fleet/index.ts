@@ -16,6 +16,7 @@ import type { SyncRound } from '../sync/client.ts';
 import { createFleetHandlers, type FleetVision } from './handlers.ts';
 import { createCommandJournal } from './journal.ts';
 import { createApplianceFleetLink } from './link.ts';
+import { createMaintenance } from './maintenance.ts';
 import { createSettingsStore } from './settings.ts';
 import { createUpdater, type UpdaterOptions } from './updater.ts';
 
@@ -83,7 +84,17 @@ export async function createApplianceFleet(settings: FleetSettings, deps: Applia
     prefix: settings.prefix,
     version: (await updater?.current()) ?? deps.version,
     journal: createCommandJournal(deps.db),
-    handlers: createFleetHandlers({ ...deps, settings: store, updater }),
+    handlers: createFleetHandlers({
+      ...deps,
+      settings: store,
+      updater,
+      maintenance: createMaintenance({
+        dataDir: deps.dataDir,
+        clock: deps.clock,
+        restartSelf: deps.restartSelf,
+        restartDelayMs: deps.restartDelayMs,
+      }),
+    }),
     clock: deps.clock,
     log,
     actions: deps.actions,
