@@ -14,6 +14,7 @@ import {
   summarizeApplianceOrders,
 } from './appliance-orders.ts';
 import { type AuthBenchOptions, runAuthBench, summarizeAuth } from './auth.ts';
+import { runChatBench, summarizeChat } from './chat.ts';
 import { runKioskBench, summarizeKiosk } from './kiosk.ts';
 import { summarizeMqtt } from './mqtt/report.ts';
 import { runMqttBench } from './mqtt.ts';
@@ -109,6 +110,14 @@ const BENCHMARKS: Record<string, Benchmark> = {
     async run(options) {
       const report = await runAlertsBench(options);
       return { report, summary: summarizeAlerts(report), ok: report.valid };
+    },
+  },
+  chat: {
+    description:
+      'chat WebSocket: 10,000 authenticated connections to one cloud process; delivery latency against 100 connections (same run); incident channel creation',
+    async run(options) {
+      const report = await runChatBench({ quick: options.quick });
+      return { report, summary: summarizeChat(report), ok: report.valid };
     },
   },
   kiosk: {
