@@ -58,27 +58,27 @@ export function isTimeZone(name: string): boolean {
 
 const FORMATTED = /^(\d{2})\/(\d{2})\/(\d{4}), (\d{2}):(\d{2}):(\d{2})$/;
 
-/** The wall time (see the header) the zone's clocks show at `instant` (ms). */
-export function wallAt(zone: string, instant: number): number {
-  const formatter = formatterOf(zone);
+type Fields = [year: number, month: number, day: number, hour: number, minute: number, second: number];
+
+/** The date and time the zone's clocks show at `instant`. */
+function fieldsAt(formatter: Intl.DateTimeFormat, instant: number): Fields {
   // format() and a pattern cost a third of formatToParts(), which only years before 1000 need.
   const match = FORMATTED.exec(formatter.format(instant));
-  const parts: Record<string, number> = {};
   if (match) {
-    [parts.month, parts.day, parts.year, parts.hour, parts.minute, parts.second] = match.slice(1).map(Number);
-  } else {
-    for (const part of formatter.formatToParts(instant)) {
-      if (part.type !== 'literal') parts[part.type] = Number(part.value);
-    }
+    const [month, day, year, hour, minute, second] = match.slice(1).map(Number) as number[];
+    return [year!, month!, day!, hour!, minute!, second!];
   }
-  const whole = Date.UTC(
-    parts.year!,
-    parts.month! - 1,
-    parts.day!,
-    parts.hour!,
-    parts.minute!,
-    parts.second!,
-  );
+  const parts: Record<string, number> = {};
+  for (const part of formatter.formatToParts(instant)) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  return [parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!];
+}
+
+/** The wall time (see the header) the zone's clocks show at `instant` (ms). */
+export function wallAt(zone: string, instant: number): number {
+  const [year, month, day, hour, minute, second] = fieldsAt(formatterOf(zone), instant);
+  const whole = Date.UTC(year, month - 1, day, hour, minute, second);
   return whole + (((instant % 1000) + 1000) % 1000);
 }
 
