@@ -18,9 +18,10 @@ describe.each(backends)('notification delivery on %s', (backend) => {
   let smtp: Awaited<ReturnType<typeof createSmtpSink>>;
   let provider: Awaited<ReturnType<typeof createProviderSink>>;
   let answer: (request: ReceivedRequest) => Answer;
+  let smtpReply: number | undefined;
 
   beforeAll(async () => {
-    smtp = await createSmtpSink();
+    smtp = await createSmtpSink({ reject: () => smtpReply });
     provider = await createProviderSink((request) => answer(request));
     context = await notifyRig(backend, {
       smtpUrl: smtp.url,
@@ -43,6 +44,7 @@ describe.each(backends)('notification delivery on %s', (backend) => {
   });
   beforeEach(() => {
     answer = () => ({ status: 200 });
+    smtpReply = undefined;
     provider.requests.length = 0;
     smtp.messages.length = 0;
   });
@@ -70,6 +72,29 @@ describe.each(backends)('notification delivery on %s', (backend) => {
       expect.objectContaining({ attempt: 1, channel: 'email', outcome: 'delivered', provider_status: 250 }),
     ]);
     expect(sent.attempts[0]!.duration_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('fails a mailbox the SMTP server refuses (5xx) at once, and retries a 4xx', async () => {
+    smtpReply = 550;
+    const [refused] = await enqueue(context.a, notificationRequest({ channel: 'email' }));
+    await context.notify.drain();
+    const failed = await context.notify.get(context.a, refused!);
+    expect(failed).toMatchObject({ status: 'failed', attempt_count: 1 });
+    expect(failed.attempts[0]).toMatchObject({ outcome: 'failed', provider_status: 550 });
+
+    smtpReply = 451;
+    const [later] = await enqueue(context.a, notificationRequest({ channel: 'email' }));
+    await context.notify.drain();
+    expect((await context.notify.get(context.a, later!)).attempts[0]).toMatchObject({
+      outcome: 'retry',
+      provider_status: 451,
+    });
+    smtpReply = undefined;
+    context.clock.advance(1000);
+    await context.notify.drain();
+    const sent = await context.notify.get(context.a, later!);
+    expect(sent.status).toBe('delivered');
+    expect(smtp.messages.map((mail) => mail.headers['message-id'])).toEqual([`<${later}@ops.test>`]);
   });
 
   it('uses the tenant’s sender override', async () => {
