@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RemediationExecutor } from '../../../cloud/remediation/index.ts';
+import { seedTenant } from '../../support/cloud.ts';
 import { backends } from '../../support/stores.ts';
 import {
   answerCommands,
@@ -8,6 +9,7 @@ import {
   enrolledAppliance,
   expectError,
   expectOk,
+  member,
   raiseAlert,
 } from '../cockpit/cockpit-cloud.ts';
 
@@ -435,5 +437,42 @@ describe.each(backends)('auto-remediation (%s)', (backend) => {
       404,
       'APPROVAL_NOT_FOUND',
     );
+  });
+
+  it('reports remediation figures in the cockpit’s AI metrics over the period', async () => {
+    const echo = await seedTenant(t.cloud.services, 'echo');
+    const manager = await member(t.cloud, echo.tenant.id, 'manager@echo.test', ['manager']);
+    const operator = await member(t.cloud, echo.tenant.id, 'ops@echo.test', ['cockpit_operator']);
+    const staging = await raiseAlert(manager, { environment: 'staging', service: 'kiosk-api' });
+    const call = (body: Record<string, unknown>) => manager.call('POST', REMEDIATE, body);
+    for (let i = 0; i < 5; i += 1)
+      expectOk(await call({ alert_id: staging, action: 'scale_up', parameters: { replicas: 3 + i } }));
+    expectError(
+      await call({ alert_id: staging, action: 'scale_up', parameters: { replicas: 9 } }),
+      429,
+      'REMEDIATION_RATE_LIMITED',
+    );
+    expectOk(
+      await call({ alert_id: staging, action: 'scale_up', parameters: { replicas: 9 }, dry_run: true }),
+    );
+    const production = await raiseAlert(manager, { environment: 'production', service: 'kiosk-db' });
+    expectOk(await call({ alert_id: production, action: 'scale_down', parameters: { replicas: 1 } }), 202);
+    const metrics = async (period: string) =>
+      expectOk(await operator.call('GET', `/api/internal/cockpit/metrics/ai?period=${period}`)).remediation;
+    const day = await metrics('24h');
+    expect(day).toMatchObject({
+      requested: 7,
+      auto_approved: 5,
+      approval_required: 1,
+      dry_runs: 1,
+      executions: [{ action: 'scale_up', outcome: 'executed', count: 5 }],
+      success_rate: 1,
+      refusals: { rate_limit: 1 },
+      rate_limit_refusals: 1,
+    });
+    expect(day.mean_execution_time_ms).toBeGreaterThanOrEqual(0);
+    t.cloud.clock.advance(25 * HOUR);
+    expect(await metrics('24h')).toMatchObject({ requested: 0, executions: [], success_rate: null });
+    expect(await metrics('7d')).toMatchObject({ requested: 7, auto_approved: 5 });
   });
 });
