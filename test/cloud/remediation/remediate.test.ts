@@ -270,6 +270,14 @@ describe.each(backends)('auto-remediation (%s)', (backend) => {
     expect(refusedRecord.length).toBeGreaterThanOrEqual(1);
   });
 
+  it('four restarts at once on one appliance: three run, one is refused', async () => {
+    const alertId = await alertOn('development', { device_id: deviceA2 });
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => remediate({ alert_id: alertId, action: 'restart_service' })),
+    );
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 429]);
+  });
+
   it('limits scaling to 5 an hour per target', async () => {
     const alertId = await alertOn('staging', { device_id: deviceA });
     for (let i = 0; i < 5; i += 1)
