@@ -340,7 +340,17 @@ export async function prune(db: Db, before: { hour: string; point: string; insig
     .deleteFrom('aiops_insights')
     .where('updated_at', '<', before.insight)
     .executeTakeFirst();
+  const stale = db
+    .selectFrom('aiops_correlation_groups')
+    .select('id')
+    .where('updated_at', '<', before.insight);
+  await db.deleteFrom('aiops_correlation_members').where('group_id', 'in', stale).execute();
+  const groups = await db
+    .deleteFrom('aiops_correlation_groups')
+    .where('updated_at', '<', before.insight)
+    .executeTakeFirst();
   return {
+    groups: Number(groups.numDeletedRows),
     hours: Number(hours.numDeletedRows),
     points: Number(points.numDeletedRows),
     insights: Number(insights.numDeletedRows),

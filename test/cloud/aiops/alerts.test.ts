@@ -218,5 +218,15 @@ describe.each(backends)('aiops correlation and RCA on %s', (backend) => {
       { field: 'body.alert_ids', message: 'must name at least two different alerts' },
     ]);
     expectError(await context.staffA('GET', `${BASE}/rca/${one.id}`), 403, 'FORBIDDEN');
+
+    // Groups go with their insights once past the retention.
+    context.cloud.clock.advance(91 * 24 * 3_600_000);
+    expect((await cloud.services.aiops.prune()).groups).toBeGreaterThan(0);
+    await context.advance(0);
+    expectError(
+      await context.adminA('GET', `${BASE}/correlations/${group.correlation_id}`),
+      404,
+      'CORRELATION_NOT_FOUND',
+    );
   });
 });
