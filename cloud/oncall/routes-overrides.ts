@@ -8,7 +8,7 @@ import {
   pageEnvelope,
 } from '../../shared/http/envelope.ts';
 import { requireAuth } from '../gateway/auth.ts';
-import { doc, NoContent, tenant } from './routes.ts';
+import { doc, NoContent, tenant } from './routes-support.ts';
 import * as schemas from './schemas.ts';
 import type { OncallService } from './service.ts';
 

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import {
   Envelope,
   envelope,
@@ -7,15 +7,11 @@ import {
   PageEnvelope,
   pageEnvelope,
 } from '../../shared/http/envelope.ts';
-import { requireAuth } from '../gateway/auth.ts';
 import { INCIDENT_ROLES } from '../incidents/index.ts';
 import { overrideRoutes } from './routes-overrides.ts';
+import { doc, NoContent, tenant } from './routes-support.ts';
 import * as schemas from './schemas.ts';
 import type { OncallService } from './service.ts';
-
-export const doc = { tags: ['oncall'], security: [{ bearer: [] }] };
-export const NoContent = { type: 'null', description: 'No content' } as const;
-export const tenant = (request: FastifyRequest) => requireAuth(request).tenantId;
 
 /**
  * /api/v1/oncall: spec 3's GET /schedule/{team}, and the schedules and overrides behind it (the spec

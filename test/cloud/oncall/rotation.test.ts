@@ -87,6 +87,7 @@ describe('weekly rotation', () => {
       primary: null,
       next_rotation: '2026-03-23T09:00:00.000Z',
     });
+    // 30 weeks after the start: Ana's turn again.
     expect(when(berlin, '2026-10-21T12:00:00Z')).toMatchObject({
       primary: 'Ana',
       next_rotation: '2026-10-26T09:00:00.000Z',
