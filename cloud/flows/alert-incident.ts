@@ -46,7 +46,8 @@ export interface AlertIncidentDeps {
   userOf(tenantId: string, person: Person): Promise<string | undefined>;
   clock: Clock;
   log: Logger;
-  options: IncidentFlowConfig;
+  /** autoResolveHours: chat's CHAT_INCIDENT_AUTO_RESOLVE_HOURS. */
+  options: IncidentFlowConfig & { autoResolveHours: number };
 }
 
 /** Looks a person up as a tenant user: by user id first, else by email. */
@@ -58,6 +59,15 @@ export const tenantUserOf =
     const account = await tenancy.findAccount(person.email);
     return account && (await tenancy.activeMember(tenantId, account.id)) ? account.id : undefined;
   };
+
+/** What alerting would tell of an alert's transition (it has no such hook yet). */
+export interface AlertChange {
+  tenantId: string;
+  alert: AlertFired['alert'];
+  action: 'acknowledge' | 'resolve' | 'escalate';
+  by?: string | null | undefined;
+  note?: string | null | undefined;
+}
 
 const SWEEP_BATCH = 100;
 const DURATIONS_KEPT = 100;
@@ -245,6 +255,56 @@ export function linkAlertIncidents(deps: AlertIncidentDeps) {
     return { incidentId: result.incident.id, ms };
   }
 
+  /**
+   * An alert of a chat incident changed (alerting's transition hook, once it has one): an
+   * acknowledgement acknowledges the open incident, the resolution of its last unresolved alert
+   * resolves it, an escalation is noted; each on the timeline once.
+   */
+  async function alertChanged(change: AlertChange) {
+    const { tenantId, alert } = change;
+    const incident = await incidents.ofAlert(tenantId, alert.id);
+    if (!incident) return;
+    const by = change.by ?? null;
+    const said = `${change.note ? `: ${change.note}` : ''}`;
+    if (change.action === 'escalate') {
+      await incidents.record(tenantId, incident.id, {
+        kind: 'escalated',
+        text: `Alert “${alert.title}” escalated to level ${alert.escalation_level}`,
+        data: { alert_id: alert.id, level: alert.escalation_level },
+        dedupeKey: `escalated:${alert.id}:${alert.escalation_level}`,
+      });
+      return;
+    }
+    const acknowledge = change.action === 'acknowledge';
+    const entry = {
+      kind: acknowledge ? ('acknowledged' as const) : ('resolved' as const),
+      text: `Alert “${alert.title}” ${acknowledge ? 'acknowledged' : 'resolved'}${by ? ` by ${by}` : ''}${said}`,
+      dedupeKey: `alert-${change.action}:${alert.id}`,
+    };
+    const moves = acknowledge
+      ? incident.status === 'open'
+      : incident.status !== 'resolved' && (await allResolved(incident));
+    if (!moves) {
+      await incidents.record(tenantId, incident.id, { ...entry, actor: by, data: { alert_id: alert.id } });
+      return;
+    }
+    await incidents
+      .systemMove(tenantId, incident.id, change.action, { ...entry, by })
+      .catch((error: unknown) =>
+        log.info({ err: error, incident_id: incident.id }, 'incident already moved'),
+      );
+  }
+
+  async function allResolved(incident: Incident) {
+    for (const alertId of await incidents.alertsOf(incident.tenant_id, incident.id)) {
+      const alert = (await deps.alerting.get(incident.tenant_id, alertId)) as
+        | { status?: unknown }
+        | undefined;
+      if (alert && alert.status !== 'resolved') return false;
+    }
+    return true;
+  }
+
   const ANNOUNCED = {
     acknowledge: { event: 'acknowledged', text: 'Incident acknowledged.' },
     resolve: { event: 'resolved', text: 'Incident resolved.' },
@@ -322,6 +382,7 @@ export function linkAlertIncidents(deps: AlertIncidentDeps) {
 
   return {
     handle,
+    alertChanged,
     /** How long the latest flows took, alert fired to frame sent (ms, oldest first). */
     durations: () => [...durations],
     /** One sweep now (tests call it after moving the manual clock). */

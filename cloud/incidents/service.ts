@@ -18,6 +18,7 @@ import { createRunbookCatalog } from './runbooks.ts';
 import type { NewDeviceIncidentBody, NewIncidentBody } from './schemas.ts';
 import {
   alertLink,
+  alertsOfIncident,
   appendTimeline,
   appendTimelineAll,
   attachChannel,
@@ -345,6 +346,10 @@ export function createIncidentService(deps: IncidentDeps) {
       const link = await alertLink(db, tenantId, alertId);
       return link ? toIncident(await requireRow(tenantId, link.incident_id)) : undefined;
     },
+
+    /** Every alert that went into the incident. */
+    alertsOf: async (tenantId: string, incidentId: string) =>
+      (await alertsOfIncident(db, tenantId, incidentId)).map((row) => row.alert_id),
 
     /** The alert an incident was opened for (AIOps' RCA accepts an incident id). */
     async alertOf(tenantId: string, incidentId: string) {

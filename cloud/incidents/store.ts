@@ -207,6 +207,16 @@ export const alertLink = (db: Db, tenantId: string, alertId: string) =>
     .where('alert_id', '=', alertId)
     .executeTakeFirst();
 
+/** The alerts that went into the incident, the first first. */
+export const alertsOfIncident = (db: Db, tenantId: string, incidentId: string) =>
+  db
+    .selectFrom('incident_alerts')
+    .select('alert_id')
+    .where('tenant_id', '=', tenantId)
+    .where('incident_id', '=', incidentId)
+    .orderBy('created_at', 'asc')
+    .execute();
+
 export const linkAlert = (db: Db, row: IncidentAlertRow) =>
   db.insertInto('incident_alerts').values(row).execute();
 
