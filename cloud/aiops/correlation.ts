@@ -10,6 +10,7 @@ import { DEFAULT_GRAPH, type DependencyGraph, graphProblem, toGraph } from './gr
 import { insightRow } from './insights.ts';
 import { serviceRemediation } from './rca.ts';
 import * as store from './store.ts';
+import * as groups from './store-correlation.ts';
 
 /** The alert fields correlation reads. */
 export function toCorrelated(alert: Alert): CorrelatedAlert {
@@ -29,7 +30,7 @@ export function createCorrelation(context: AiopsContext) {
   const db = context.store.db;
 
   async function dependencies(tenantId: string) {
-    const rows = await store.dependencyRows(db, tenantId);
+    const rows = await groups.dependencyRows(db, tenantId);
     if (rows.length === 0)
       return {
         source: 'default' as const,
@@ -77,13 +78,13 @@ export function createCorrelation(context: AiopsContext) {
     const others = (await near(tenantId, alert.started_at, window, window)).filter((a) => a.id !== alert.id);
     const partners = others.filter((other) => pairScore(alert, other, r) >= r.minScore);
     if (partners.length === 0) return;
-    const known = await store.membersOf(
+    const known = await groups.membersOf(
       db,
       tenantId,
       partners.map((p) => p.id),
     );
     const groupId = known[0]?.group_id ?? context.newId();
-    const existing = known.length > 0 ? await store.groupMembers(db, tenantId, groupId) : [];
+    const existing = known.length > 0 ? await groups.groupMembers(db, tenantId, groupId) : [];
     const set = new Map([alert, ...partners].map((a) => [a.id, a]));
     for (const member of existing)
       if (!set.has(member.alert_id)) {
@@ -102,10 +103,10 @@ export function createCorrelation(context: AiopsContext) {
     result: ReturnType<typeof correlate>,
   ) {
     const now = context.clock.now().toISOString();
-    const previous = await store.group(db, tenantId, groupId);
+    const previous = await groups.group(db, tenantId, groupId);
     const suggested = serviceRemediation(result.root.service, result.root.runbook_url);
     const starts = new Map(alerts.map((a) => [a.id, a.started_at]));
-    await store.saveGroup(
+    await groups.saveGroup(
       db,
       {
         id: groupId,
@@ -160,7 +161,7 @@ export function createCorrelation(context: AiopsContext) {
     async putDependencies(tenantId: string, entries: Array<{ service: string; depends_on: string[] }>) {
       const problem = graphProblem(entries);
       if (problem) throw invalidField(problem[0], problem[1]);
-      await store.replaceDependencies(db, tenantId, entries, context.clock.now().toISOString());
+      await groups.replaceDependencies(db, tenantId, entries, context.clock.now().toISOString());
       return dependencies(tenantId);
     },
 
@@ -178,9 +179,9 @@ export function createCorrelation(context: AiopsContext) {
     },
 
     async group(tenantId: string, id: string) {
-      const row = await store.group(db, tenantId, id);
+      const row = await groups.group(db, tenantId, id);
       if (!row) throw correlationNotFound();
-      const members = await store.groupMembers(db, tenantId, id);
+      const members = await groups.groupMembers(db, tenantId, id);
       return {
         id: row.id,
         root_cause_alert: row.root_cause_alert,
