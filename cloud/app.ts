@@ -13,7 +13,7 @@ import { authPlugin } from './gateway/auth.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter, TIER_LIMITS } from './gateway/rate-limit.ts';
 import { rateLimitPlugin } from './gateway/rate-limit-plugin.ts';
 import { identityRoutes, wellKnownRoutes } from './identity/index.ts';
-import { incidentRoutes } from './incidents/index.ts';
+import { incidentApiRoutes, incidentRoutes } from './incidents/index.ts';
 import { notifyRoutes } from './notify/index.ts';
 import { oncallRoutes } from './oncall/index.ts';
 import { pnlRoutes } from './pnl/index.ts';
@@ -135,9 +135,14 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
   });
   // issue 10: cockpit
   await app.register(cockpitRoutes, { prefix: '/api/internal/cockpit', cockpit: services.cockpit });
+  services.cockpit.attach(app.server);
+  app.addHook('preClose', async () => services.cockpit.close());
   // issue 10: chat
   await app.register(chatRoutes, { prefix: '/api/v1/chat', chat: services.chat });
   services.chat.attach(app.server);
   // issue 10: incident flow
+  await app.register(incidentApiRoutes, { prefix: '/api/v1/incidents', incidents: services.incidents });
+  app.addHook('onReady', async () => services.incidentFlow.start());
+  app.addHook('onClose', async () => services.incidentFlow.close());
   return app;
 }

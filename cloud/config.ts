@@ -3,9 +3,15 @@ import { AIOPS_VARIABLES, type AiopsConfig, loadAiopsConfig } from './aiops/conf
 import { ALERTING_VARIABLES, type AlertingConfig, loadAlertingConfig } from './alerting/config.ts';
 import { CHAT_VARIABLES, type ChatConfig, loadChatConfig } from './chat/config.ts';
 import { COCKPIT_VARIABLES, type CockpitConfig, loadCockpitConfig } from './cockpit/config.ts';
+import { ConfigError } from './config-error.ts';
 import { isPostgresUrl } from './db/index.ts';
 import { DEFAULT_DEVICE_OPTIONS, type DeviceOptions } from './devices/index.ts';
 import type { FleetConfig } from './fleet/index.ts';
+import {
+  INCIDENT_FLOW_VARIABLES,
+  type IncidentFlowConfig,
+  loadIncidentFlowConfig,
+} from './incidents/config.ts';
 import { loadNotifyConfig, NOTIFY_VARIABLES, type NotifyConfig } from './notify/config.ts';
 import { TIERS, type Tier } from './tenancy/tables.ts';
 import { DEFAULT_VISION_MODEL_OPTIONS, type VisionModelOptions } from './vision/models/index.ts';
@@ -49,11 +55,11 @@ export interface CloudConfig {
   cockpit: CockpitConfig;
   // issue 10: chat
   chat: ChatConfig;
+  // issue 10: incident flow
+  incidentFlow: IncidentFlowConfig;
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 type Env = Record<string, string | undefined>;
 
@@ -103,6 +109,8 @@ export const CLOUD_VARIABLES = [
   ...COCKPIT_VARIABLES,
   // issue 10: chat
   ...CHAT_VARIABLES,
+  // issue 10: incident flow
+  ...INCIDENT_FLOW_VARIABLES,
 ] as const;
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number) {
@@ -284,6 +292,8 @@ export function loadCloudConfig(env: Env): CloudConfig {
     cockpit: loadCockpitConfig(env),
     // issue 10: chat
     chat: loadChatConfig(env),
+    // issue 10: incident flow
+    incidentFlow: loadIncidentFlowConfig(env),
     devices: {
       // 825 days is the longest any TLS client still accepts for a leaf certificate.
       certificateDays: integer(env, 'CLOUD_DEVICE_CERT_DAYS', DEFAULT_DEVICE_OPTIONS.certificateDays, 1, 825),

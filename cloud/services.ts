@@ -12,6 +12,8 @@ import type { CloudConfig } from './config.ts';
 import type { Store } from './db/index.ts';
 import { createDeviceService } from './devices/index.ts';
 import { createEventLog } from './events/index.ts';
+import { linkAiopsMetrics } from './flows/aiops-metrics.ts';
+import { linkAlertIncidents, tenantUserOf } from './flows/alert-incident.ts';
 import { linkEdgeAlerts } from './flows/edge-alerts.ts';
 import { locationEvents } from './flows/location-events.ts';
 import { linkPnl, pnlStaffExists, pnlStructure } from './flows/pnl-sync.ts';
@@ -167,6 +169,8 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     log: log.child({ module: 'cockpit' }),
     options: config.cockpit,
     feed: createConsoleFeed(),
+    tokens: identity.tokens,
+    sessions: identity.sessions,
   });
   // issue 10: notify
   const notify = createNotifyService({
@@ -199,14 +203,16 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     log: log.child({ module: 'aiops' }),
     options: config.aiops,
     alerting,
-    incidentAlert: async () => undefined,
+    incidentAlert: (tenantId, incidentId) => incidents.alertOf(tenantId, incidentId),
   });
+  linkAiopsMetrics(sync, aiops);
   // issue 10: remediation
   const remediation = createRemediationService({
     store,
     clock,
     newId,
     log: log.child({ module: 'remediation' }),
+    options: config.cockpit.remediation,
     alerting,
     cockpit,
     devices,
@@ -219,9 +225,25 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     log: log.child({ module: 'chat' }),
     options: config.chat,
     tokens: identity.tokens,
+    sessions: identity.sessions,
+    tenancy,
   });
   // issue 10: incident flow
+  const incidentFlow = linkAlertIncidents({
+    alerting,
+    chat,
+    incidents,
+    userOf: tenantUserOf(tenancy),
+    clock,
+    log: log.child({ module: 'incident-flow' }),
+    options: {
+      ...config.incidentFlow,
+      autoResolveHours: config.chat.incidentAutoResolveHours,
+    },
+  });
+  alerting.onChanged(incidentFlow.alertChanged);
   return {
+    incidentFlow,
     cockpit,
     notify,
     oncall,

@@ -1,5 +1,5 @@
 /** The aiops module's settings: spec 3's AIOps configuration keys and limits, one variable each. */
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 
 export interface AiopsConfig {
   /** `enabled`: off, samples are still accepted and stored but nothing is judged. */

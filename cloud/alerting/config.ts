@@ -1,5 +1,5 @@
 /** The alerting module's settings: the escalation worker's pace. */
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 
 export interface AlertingConfig {
   /** Whether this process runs the escalation worker (ALERTING_WORKER). */

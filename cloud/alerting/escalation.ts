@@ -22,6 +22,8 @@ export interface EscalationDeps {
   options: { pollMs: number; batchSize: number };
   /** A flow-born alert's level 1 ran: it counts as fired now. */
   fired(row: AlertRow, responders: Person[]): void;
+  /** A time-out moved the alert to a higher level. */
+  escalated(row: AlertRow): void;
 }
 
 /** Whether escalation goes on: firing (or acknowledged, when the policy does not skip it). */
@@ -60,7 +62,8 @@ export function createEscalationWorker(deps: EscalationDeps) {
         await steps.setOutcome(tx, step.tenant_id, step.id, 'stopped');
         return undefined;
       }
-      const level = Math.max(Number(current.escalation_level), step.level);
+      const previous = Number(current.escalation_level);
+      const level = Math.max(previous, step.level);
       const row = await tx
         .updateTable('alerts')
         .set({ escalation_level: level, updated_at: at })
@@ -69,9 +72,10 @@ export function createEscalationWorker(deps: EscalationDeps) {
         .returningAll()
         .executeTakeFirstOrThrow();
       const responders = await deps.firing.fire(tx, row, plan, step, resolved, now);
-      return { row, responders };
+      return { row, responders, raised: level > previous };
     });
     if (result && step.fires_alert === 1) deps.fired(result.row, result.responders);
+    if (result?.raised) deps.escalated(result.row);
     if (result)
       deps.log.info(
         { alertId: step.alert_id, level: step.level, position: step.position },

@@ -10,6 +10,7 @@ export { type EscalationPlan, type PolicyLevel, SEVERITY_CHANNELS, type Target }
 export type { IngestBody } from './schemas.ts';
 export {
   type Alert,
+  type AlertChanged,
   type AlertFired,
   type AlertingDeps,
   type AlertingService,

@@ -27,6 +27,15 @@ export interface AlertFired {
   policyId: string | null;
 }
 
+/** An open alert was acknowledged or resolved by someone, or escalated by a time-out. */
+export interface AlertChanged {
+  tenantId: string;
+  alert: Alert;
+  action: 'acknowledge' | 'resolve' | 'escalate';
+  by: string | null;
+  note: string | null;
+}
+
 export interface AlertingDeps {
   store: Store;
   events: EventLog;
@@ -61,26 +70,30 @@ export function createAlertingService(deps: AlertingDeps) {
   const { db } = deps.store;
   const log = deps.log;
   const listeners: Array<(event: AlertFired) => void | Promise<void>> = [];
+  const changeListeners: Array<(event: AlertChanged) => void | Promise<void>> = [];
   const pending = new Set<Promise<void>>();
   const firing = createFiring({ newId: deps.newId, log, notify: deps.notify, oncall: deps.oncall });
   const engine = createIngest({ store: deps.store, clock: deps.clock, newId: deps.newId, log, firing });
   const settings = createAlertSettings({ store: deps.store, clock: deps.clock, newId: deps.newId });
 
   /** After the commit, never in the caller's way: a listener's failure is logged, not raised. */
-  function fired(row: AlertRow, responders: Person[]) {
-    const event: AlertFired = {
-      tenantId: row.tenant_id,
-      alert: toAlert(row),
-      responders,
-      policyId: row.policy_id,
-    };
-    for (const listener of listeners) {
+  function tell<E>(targets: Array<(event: E) => void | Promise<void>>, event: E, alertId: string) {
+    for (const listener of targets) {
       const call = Promise.resolve()
         .then(() => listener(event))
-        .catch((error: unknown) => log.error({ err: error, alertId: row.id }, 'alert listener failed'))
+        .catch((error: unknown) => log.error({ err: error, alertId }, 'alert listener failed'))
         .finally(() => pending.delete(call));
       pending.add(call);
     }
+  }
+
+  function fired(row: AlertRow, responders: Person[]) {
+    const event = { tenantId: row.tenant_id, alert: toAlert(row), responders, policyId: row.policy_id };
+    tell(listeners, event, row.id);
+  }
+
+  function changed(row: AlertRow, action: AlertChanged['action'], by: string | null, note: string | null) {
+    tell(changeListeners, { tenantId: row.tenant_id, alert: toAlert(row), action, by, note }, row.id);
   }
 
   async function settled() {
@@ -94,6 +107,7 @@ export function createAlertingService(deps: AlertingDeps) {
     firing,
     options: deps.options,
     fired,
+    escalated: (row) => changed(row, 'escalate', null, null),
   });
 
   async function move(tenantId: string, id: string, action: AlertAction, by: string, note: string | null) {
@@ -105,6 +119,7 @@ export function createAlertingService(deps: AlertingDeps) {
     const row = await transition(db, tenantId, id, FROM[action], patch);
     if (row) {
       log.info({ tenantId, alertId: id, action, by }, 'alert transition');
+      changed(row, action, by, note);
       return toAlert(row);
     }
     const current = await alert(db, tenantId, id);
@@ -185,6 +200,11 @@ export function createAlertingService(deps: AlertingDeps) {
 
     onFired(listener: (event: AlertFired) => void | Promise<void>) {
       listeners.push(listener);
+    },
+
+    /** Acknowledged, resolved or escalated: told after the commit, like onFired. */
+    onChanged(listener: (event: AlertChanged) => void | Promise<void>) {
+      changeListeners.push(listener);
     },
 
     /** Runs the escalation steps due at the clock's time (tests; the worker calls it on its own). */

@@ -2,6 +2,7 @@
  * The chat module's settings (spec 3's chat limits, environment variables and feature flags). Only
  * this file reads the CHAT_* variables; cloud/config.ts calls it once at start-up.
  */
+import { ConfigError } from '../config-error.ts';
 export interface ChatFeatureFlags {
   enabled: boolean;
   voice_transcription: boolean;
@@ -60,20 +61,12 @@ export const DEFAULT_CHAT_CONFIG: ChatConfig = {
 
 type Env = Record<string, string | undefined>;
 
-/**
- * cloud/config.ts imports this file, so its ConfigError cannot be imported back without a cycle;
- * this one carries the same name and message form.
- */
-export class ChatConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 function integer(env: Env, name: string, fallback: number, min: number, max: number) {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max)
-    throw new ChatConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   return value;
 }
 
@@ -81,7 +74,7 @@ function boolean(env: Env, name: string, fallback: boolean) {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!['true', 'false', '1', '0'].includes(raw))
-    throw new ChatConfigError(`${name} must be one of true, false, 1, 0, got "${raw}"`);
+    throw new ConfigError(`${name} must be one of true, false, 1, 0, got "${raw}"`);
   return raw === 'true' || raw === '1';
 }
 
@@ -89,7 +82,7 @@ function websocketUrl(env: Env) {
   const raw = env.CHAT_WEBSOCKET_URL;
   if (raw === undefined || raw === '') return undefined;
   if (!/^wss?:\/\/[^\s/]+(\/\S*)?$/.test(raw))
-    throw new ChatConfigError(`CHAT_WEBSOCKET_URL must be a ws:// or wss:// URL, got "${raw}"`);
+    throw new ConfigError(`CHAT_WEBSOCKET_URL must be a ws:// or wss:// URL, got "${raw}"`);
   return raw;
 }
 

@@ -1,4 +1,5 @@
 /** The operations console's and auto-remediation's settings (spec 3's `auto_remediation` keys). */
+import { ConfigError } from '../config-error.ts';
 
 export interface RemediationOptions {
   /** Environments where every remediation waits for an operator (spec: production by default). */
@@ -33,14 +34,6 @@ export const DEFAULT_COCKPIT_CONFIG: CockpitConfig = {
   },
 };
 
-/**
- * cloud/config.ts imports this file, so its ConfigError cannot be imported back without a cycle;
- * this one carries the same name, which is what start-up reports.
- */
-export class CockpitConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 type Env = Record<string, string | undefined>;
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number) {
@@ -48,7 +41,7 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max)
-    throw new CockpitConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   return value;
 }
 
@@ -61,7 +54,7 @@ function environments(env: Env, name: string, fallback: string[]) {
     .filter((part) => part !== '');
   const bad = names.find((part) => !/^[A-Za-z0-9_.-]{1,64}$/.test(part));
   if (bad !== undefined)
-    throw new CockpitConfigError(`${name} must be a comma-separated list of environment names, got "${raw}"`);
+    throw new ConfigError(`${name} must be a comma-separated list of environment names, got "${raw}"`);
   return names.map((part) => part.toLowerCase());
 }
 
@@ -78,7 +71,7 @@ export function loadCockpitConfig(env: Env): CockpitConfig {
   );
   const both = requireApproval.find((name) => autoApprove.includes(name));
   if (both !== undefined)
-    throw new CockpitConfigError(
+    throw new ConfigError(
       `AIOPS_REMEDIATION_REQUIRE_APPROVAL and AIOPS_REMEDIATION_AUTO_APPROVE both name "${both}"`,
     );
   return {

@@ -2,7 +2,7 @@
  * The chat incident flow's settings. Its auto-resolve time-out is chat's
  * CHAT_INCIDENT_AUTO_RESOLVE_HOURS (cloud/chat/config.ts), read there once.
  */
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 
 export interface IncidentFlowConfig {
   /** CHAT_INCIDENT_FLOW: a fired alert opens an incident with its own chat channel. */

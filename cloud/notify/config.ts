@@ -1,5 +1,5 @@
 /** The notify module's settings: the delivery worker's pace and each channel's provider. */
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 
 export interface NotifyConfig {
   /** Whether this process runs the delivery worker (NOTIFY_WORKER). */

@@ -313,29 +313,30 @@ describe.each(backends)('the chat incident flow on %s', (backend) => {
     }
   });
 
-  it('moves the incident with its alert’s acknowledgement and resolution (fed to alertChanged until alerting has a hook)', async () => {
+  it('moves the incident with its alert’s acknowledgement and resolution, told by alerting’s change hook', async () => {
     const { tenantId, flow } = { tenantId: context.a.tenant.id, flow: context.cloud.services.incidentFlow };
+    const alerting = context.cloud.services.alerting;
     const alert = await context.ingest({ title: 'Gift cards refused', service: 'gift-cards' });
-    await context.cloud.services.alerting.settled();
+    await alerting.settled();
     const incident = await incidentOf(alert.id);
     const ack = await context.managerA.call('POST', `/api/v1/alerts/${alert.id}/acknowledge`, {
       user_id: context.ann.id,
       note: 'vendor outage',
     });
     expect(ack.statusCode, ack.body).toBe(200);
-    const acknowledged = (await context.cloud.services.alerting.get(tenantId, alert.id))!;
-    const change = {
-      tenantId,
-      alert: acknowledged,
-      action: 'acknowledge' as const,
-      by: context.ann.id,
-      note: 'vendor outage',
-    };
-    await flow.alertChanged(change);
-    await flow.alertChanged(change);
+    await alerting.settled();
     expect(await incidentOf(alert.id)).toMatchObject({
       status: 'acknowledged',
       acknowledged_by: context.ann.id,
+    });
+    const acknowledged = (await alerting.get(tenantId, alert.id))!;
+    // Told twice (a replayed hook), the timeline still says it once.
+    await flow.alertChanged({
+      tenantId,
+      alert: acknowledged,
+      action: 'acknowledge',
+      by: context.ann.id,
+      note: 'vendor outage',
     });
     await flow.alertChanged({
       tenantId,
@@ -346,14 +347,8 @@ describe.each(backends)('the chat incident flow on %s', (backend) => {
       note: 'vendor back',
     });
     expect(resolve.statusCode, resolve.body).toBe(200);
-    const resolved = (await context.cloud.services.alerting.get(tenantId, alert.id))!;
-    await flow.alertChanged({
-      tenantId,
-      alert: resolved,
-      action: 'resolve',
-      by: context.managerA.id,
-      note: 'vendor back',
-    });
+    await alerting.settled();
+    const resolved = (await alerting.get(tenantId, alert.id))!;
     expect(await incidentOf(alert.id)).toMatchObject({
       status: 'resolved',
       resolved_by: context.managerA.id,
