@@ -12,6 +12,19 @@ const CAMERA_HEAVY = [
   'test/kiosk/ui/*.test.ts',
 ];
 
+/**
+ * Tests that kill real processes mid-work or time deliveries against a clock: they run after the
+ * main group, one file at a time, so no other suite's load stretches the windows they measure.
+ */
+const TIMING_SENSITIVE = [
+  'test/e2e/webhook-crash.test.ts',
+  'test/e2e/sync-crash.test.ts',
+  'test/e2e/sync-convergence.test.ts',
+  'test/e2e/alert-escalation-restart.test.ts',
+  'test/cloud/webhooks/delivery.test.ts',
+  'test/cloud/gateway/limits.test.ts',
+];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -24,13 +37,22 @@ export default defineConfig({
         test: {
           name: 'main',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...CAMERA_HEAVY],
+          exclude: [...configDefaults.exclude, ...CAMERA_HEAVY, ...TIMING_SENSITIVE],
           sequence: { groupOrder: 0 },
         },
       },
       {
         extends: true,
-        test: { name: 'cameras', include: CAMERA_HEAVY, sequence: { groupOrder: 1 } },
+        test: {
+          name: 'timing',
+          include: TIMING_SENSITIVE,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'cameras', include: CAMERA_HEAVY, sequence: { groupOrder: 2 } },
       },
     ],
   },

@@ -57,7 +57,7 @@ export async function insertNew(db: Db, rows: NotificationRow[]) {
  * `IN (...)` subquery the planner may run it again per row and claim past the limit. SQLite runs one
  * writer at a time anyway.
  */
-export function claimDue(
+export async function claimDue(
   db: Db,
   dialect: DialectName,
   claim: { owner: string; now: string; leaseUntil: string; limit: number },
@@ -86,7 +86,18 @@ export function claimDue(
       .returningAll('notifications')
       .execute();
   }
-  return db.updateTable('notifications').set(patch).where('id', 'in', due(db)).returningAll().execute();
+  // SQLite: read first and write only when something is due, so an idle worker polling every few
+  // hundred milliseconds never takes the database's one write lock from the writers that matter.
+  const ids = (await due(db).execute()).map((row) => row.id);
+  if (ids.length === 0) return [];
+  return db
+    .updateTable('notifications')
+    .set(patch)
+    .where('id', 'in', ids)
+    .where('status', '=', PENDING)
+    .where('next_attempt_at', '<=', claim.now)
+    .returningAll()
+    .execute();
 }
 
 /** The attempts a dead worker left on the wire, now known to be cut off. */
