@@ -31,6 +31,11 @@ export interface AiopsConfig {
     /** `min_correlation_score` (spec: 0.7). */
     minScore: number;
     useDependencyGraph: boolean;
+    /**
+     * One tenant's grouping passes start at least this far apart (real time): in an alert storm
+     * each pass takes the alerts that fired meanwhile, so reading the window is not repeated per alert.
+     */
+    passGapMs: number;
   };
   /** One insight per metric and subject (or group) within this window; repeats count on it. */
   insightDedupeMinutes: number;
@@ -57,6 +62,7 @@ export const AIOPS_VARIABLES = [
   'AIOPS_CORRELATION_WINDOW_SECONDS',
   'AIOPS_MIN_CORRELATION_SCORE',
   'AIOPS_USE_DEPENDENCY_GRAPH',
+  'AIOPS_CORRELATION_PASS_GAP_MS',
   'AIOPS_INSIGHT_DEDUPE_MINUTES',
   'AIOPS_RAW_RETENTION_HOURS',
   'AIOPS_INSIGHT_RETENTION_DAYS',
@@ -67,7 +73,7 @@ export const DEFAULT_AIOPS_CONFIG: AiopsConfig = {
   enabled: true,
   anomaly: { enabled: true, baselineDays: 30, zScoreThreshold: 3, minBaselineSamples: 30 },
   prediction: { enabled: true, horizonHours: 24, confidenceThreshold: 0.8, trendHours: 24, minPoints: 12 },
-  correlation: { enabled: true, windowSeconds: 300, minScore: 0.7, useDependencyGraph: true },
+  correlation: { enabled: true, windowSeconds: 300, minScore: 0.7, useDependencyGraph: true, passGapMs: 250 },
   insightDedupeMinutes: 60,
   rawRetentionHours: 72,
   insightRetentionDays: 90,
@@ -125,6 +131,7 @@ export function loadAiopsConfig(env: Env): AiopsConfig {
       windowSeconds: number(env, 'AIOPS_CORRELATION_WINDOW_SECONDS', d.correlation.windowSeconds, 1, 86_400),
       minScore: number(env, 'AIOPS_MIN_CORRELATION_SCORE', d.correlation.minScore, 0, 1, false),
       useDependencyGraph: flag(env, 'AIOPS_USE_DEPENDENCY_GRAPH', d.correlation.useDependencyGraph),
+      passGapMs: number(env, 'AIOPS_CORRELATION_PASS_GAP_MS', d.correlation.passGapMs, 0, 60_000),
     },
     insightDedupeMinutes: number(env, 'AIOPS_INSIGHT_DEDUPE_MINUTES', d.insightDedupeMinutes, 1, 10_080),
     rawRetentionHours: number(env, 'AIOPS_RAW_RETENTION_HOURS', d.rawRetentionHours, 1, 24 * 90),

@@ -67,15 +67,28 @@ export function timeFactor(spreadMs: number, windowSeconds: number) {
   return spreadMs > window ? 0 : 1 - (0.5 * spreadMs) / window;
 }
 
+/**
+ * The share of pairs that share a place. Counted by inclusion–exclusion over the subsets of place
+ * labels (pairs agreeing on every label of a subset), so a storm of n alerts costs 63·n, not n².
+ */
 function labelFactor(alerts: readonly CorrelatedAlert[]) {
-  let pairs = 0;
+  const pairs = (alerts.length * (alerts.length - 1)) / 2;
+  if (pairs === 0) return 0;
   let shared = 0;
-  for (let i = 0; i < alerts.length; i += 1)
-    for (let j = i + 1; j < alerts.length; j += 1) {
-      pairs += 1;
-      if (sharesPlace(alerts[i]!, alerts[j]!)) shared += 1;
+  for (let subset = 1; subset < 1 << PLACE_LABELS.length; subset += 1) {
+    const keys = PLACE_LABELS.filter((_, bit) => subset & (1 << bit));
+    const counts = new Map<string, number>();
+    for (const alert of alerts) {
+      const values = keys.map((key) => alert.labels[key]);
+      if (values.some((value) => value === undefined)) continue;
+      const tuple = JSON.stringify(values);
+      counts.set(tuple, (counts.get(tuple) ?? 0) + 1);
     }
-  return pairs === 0 ? 0 : shared / pairs;
+    let agreeing = 0;
+    for (const count of counts.values()) agreeing += (count * (count - 1)) / 2;
+    shared += keys.length % 2 === 1 ? agreeing : -agreeing;
+  }
+  return shared / pairs;
 }
 
 const weighted = (f: CorrelationFactors) =>

@@ -2,7 +2,7 @@
  * Correlation against live alerts: the tenant's dependency graph, the correlate request, and the
  * correlation groups built as alerts fire (each group also an insight of type `correlation`).
  */
-import type { Alert, AlertFired } from '../alerting/index.ts';
+import type { Alert } from '../alerting/index.ts';
 import type { AiopsContext } from './context.ts';
 import { type CorrelatedAlert, type CorrelationRule, correlate, pairScore } from './correlate.ts';
 import { alertNotFound, correlationNotFound, invalidField } from './errors.ts';
@@ -68,32 +68,81 @@ export function createCorrelation(context: AiopsContext) {
     return (await alerting.between(tenantId, from, to)).map(toCorrelated);
   }
 
-  /** Grows the group of an alert that just fired, or starts one, when others correlate with it. */
-  async function onFired(event: AlertFired) {
-    if (!options.enabled || !options.correlation.enabled) return;
-    const { tenantId } = event;
-    const alert = toCorrelated(event.alert);
+  /**
+   * Groups a tenant's alerts that fired together. Each new alert joins the group of its first
+   * grouped partner (or starts one) when the grown set still correlates; every touched group is
+   * written once per batch, so an alert storm costs one pass instead of one per alert.
+   */
+  async function onFiredBatch(tenantId: string, fired: Alert[]) {
+    if (!options.enabled || !options.correlation.enabled || fired.length === 0) return;
     const r = await rule(tenantId);
-    const window = r.windowSeconds;
-    const others = (await near(tenantId, alert.started_at, window, window)).filter((a) => a.id !== alert.id);
-    const partners = others.filter((other) => pairScore(alert, other, r) >= r.minScore);
-    if (partners.length === 0) return;
-    const known = await groups.membersOf(
-      db,
+    const windowMs = r.windowSeconds * 1000;
+    const batch = fired.map(toCorrelated).sort((a, b) => a.started_at.localeCompare(b.started_at));
+    const starts = batch.map((a) => Date.parse(a.started_at));
+    const nearby = await alerting.between(
       tenantId,
-      partners.map((p) => p.id),
+      new Date(Math.min(...starts) - windowMs).toISOString(),
+      new Date(Math.max(...starts) + windowMs).toISOString(),
     );
-    const groupId = known[0]?.group_id ?? context.newId();
-    const existing = known.length > 0 ? await groups.groupMembers(db, tenantId, groupId) : [];
-    const set = new Map([alert, ...partners].map((a) => [a.id, a]));
-    for (const member of existing)
-      if (!set.has(member.alert_id)) {
-        const found = await alertOf(tenantId, member.alert_id);
-        if (found) set.set(found.id, found);
+    const known = new Map(nearby.map((a) => [a.id, toCorrelated(a)]));
+    for (const alert of batch) known.set(alert.id, alert);
+    const groupOf = new Map(
+      (await groups.membersOf(db, tenantId, [...known.keys()])).map((m) => [m.alert_id, m.group_id]),
+    );
+
+    /** The group's alerts, and how each member row scores now (to write only what changed). */
+    const written = new Map<string, string>();
+    async function membersOfGroup(groupId: string) {
+      const members = new Map<string, CorrelatedAlert>();
+      for (const row of await groups.groupMembers(db, tenantId, groupId)) {
+        written.set(row.alert_id, `${row.correlation_score}/${row.relationship}`);
+        const member = known.get(row.alert_id) ?? (await alertOf(tenantId, row.alert_id));
+        if (member) members.set(member.id, member);
       }
-    const result = correlate([...set.values()], r);
-    if (!result.is_correlated) return;
-    await saveGroup(tenantId, groupId, [...set.values()], result);
+      return members;
+    }
+
+    // Each alert with partners is headed for the group of its first grouped partner (or a new
+    // one); the alerts headed for one group are tried together, and one by one only when the
+    // whole lot would not correlate.
+    const headed = new Map<string, CorrelatedAlert[][]>();
+    const candidates = [...known.values()];
+    for (const alert of batch) {
+      const at = Date.parse(alert.started_at);
+      const partners = candidates.filter(
+        (other) =>
+          other.id !== alert.id &&
+          Math.abs(Date.parse(other.started_at) - at) <= windowMs &&
+          pairScore(alert, other, r) >= r.minScore,
+      );
+      if (partners.length === 0) continue;
+      const grouped = partners.find((p) => groupOf.has(p.id));
+      const groupId = grouped ? groupOf.get(grouped.id)! : context.newId();
+      const joiners = headed.get(groupId) ?? [];
+      joiners.push([alert, ...partners]);
+      headed.set(groupId, joiners);
+      // A partner already in another group stays there (its row keeps its group).
+      for (const a of [alert, ...partners]) if (!groupOf.has(a.id)) groupOf.set(a.id, groupId);
+    }
+
+    for (const [groupId, joiners] of headed) {
+      const members = await membersOfGroup(groupId);
+      const all = new Map(members);
+      for (const a of joiners.flat()) all.set(a.id, a);
+      let result = correlate([...all.values()], r);
+      let grown = all;
+      if (!result.is_correlated) {
+        grown = members;
+        for (const joiner of joiners) {
+          const tried = new Map(grown);
+          for (const a of joiner) tried.set(a.id, a);
+          if (correlate([...tried.values()], r).is_correlated) grown = tried;
+        }
+        if (grown.size === members.size) continue;
+        result = correlate([...grown.values()], r);
+      }
+      await saveGroup(tenantId, groupId, [...grown.values()], result, written);
+    }
   }
 
   async function saveGroup(
@@ -101,6 +150,7 @@ export function createCorrelation(context: AiopsContext) {
     groupId: string,
     alerts: CorrelatedAlert[],
     result: ReturnType<typeof correlate>,
+    written: ReadonlyMap<string, string>,
   ) {
     const now = context.clock.now().toISOString();
     const previous = await groups.group(db, tenantId, groupId);
@@ -120,12 +170,9 @@ export function createCorrelation(context: AiopsContext) {
         created_at: previous?.created_at ?? now,
         updated_at: now,
       },
-      result.members.map((m) => ({
-        tenant_id: tenantId,
-        group_id: groupId,
-        started_at: starts.get(m.alert_id)!,
-        ...m,
-      })),
+      result.members
+        .filter((m) => written.get(m.alert_id) !== `${m.correlation_score}/${m.relationship}`)
+        .map((m) => ({ tenant_id: tenantId, group_id: groupId, started_at: starts.get(m.alert_id)!, ...m })),
     );
     const latest = alerts.reduce((a, b) => (a.started_at > b.started_at ? a : b));
     await store.upsertInsight(
@@ -156,7 +203,7 @@ export function createCorrelation(context: AiopsContext) {
     rule,
     alertOf,
     near,
-    onFired,
+    onFiredBatch,
 
     async putDependencies(tenantId: string, entries: Array<{ service: string; depends_on: string[] }>) {
       const problem = graphProblem(entries);

@@ -1,4 +1,4 @@
-import type { AlertFired } from '../alerting/index.ts';
+import type { Alert, AlertFired } from '../alerting/index.ts';
 import { createAnalysis } from './analysis.ts';
 import type { AiopsDeps } from './context.ts';
 import { createCorrelation } from './correlation.ts';
@@ -9,6 +9,7 @@ import * as store from './store.ts';
 import type { InsightType } from './tables.ts';
 
 const DAY_MS = 24 * HOUR_MS;
+const rest = (ms: number) => (ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : undefined);
 const MAX_PREDICTED_SERIES = 100;
 
 /**
@@ -24,20 +25,38 @@ export function createAiopsService(deps: AiopsDeps) {
   let timer: NodeJS.Timeout | undefined;
   let pending = Promise.resolve();
 
-  // One tenant's alerts are grouped one at a time, so a burst joins one group instead of racing
-  // to start several (across replicas two groups can still start; each alert joins one).
-  const grouping = new Map<string, Promise<void>>();
+  // One tenant's alerts are grouped by one pass at a time, so a burst joins one group instead of
+  // racing to start several (across replicas two groups can still start; each alert joins one).
+  // Alerts that fire while a pass runs or rests (passGapMs) wait for the next one together: an
+  // alert after a quiet spell is grouped at once; in a storm each pass takes many.
+  const waiting = new Map<string, { alerts: Alert[]; done: Promise<void> }>();
+  const running = new Map<string, Promise<void>>();
+  const lastPassAt = new Map<string, number>();
   const onFired = (event: AlertFired) => {
-    const run = (grouping.get(event.tenantId) ?? Promise.resolve())
-      .then(() => correlation.onFired(event))
-      .catch((error: unknown) =>
-        log.error({ err: error, alertId: event.alert.id }, 'alert correlation failed'),
-      );
-    grouping.set(event.tenantId, run);
-    void run.then(() => {
-      if (grouping.get(event.tenantId) === run) grouping.delete(event.tenantId);
+    const { tenantId } = event;
+    const queued = waiting.get(tenantId);
+    if (queued) {
+      queued.alerts.push(event.alert);
+      return queued.done;
+    }
+    const alerts = [event.alert];
+    const done = (running.get(tenantId) ?? Promise.resolve())
+      .then(() => rest((lastPassAt.get(tenantId) ?? 0) + options.correlation.passGapMs - Date.now()))
+      .then(async () => {
+        waiting.delete(tenantId);
+        lastPassAt.set(tenantId, Date.now());
+        await correlation
+          .onFiredBatch(tenantId, alerts)
+          .catch((error: unknown) =>
+            log.error({ err: error, alerts: alerts.length }, 'alert correlation failed'),
+          );
+      });
+    waiting.set(tenantId, { alerts, done });
+    running.set(tenantId, done);
+    void done.then(() => {
+      if (running.get(tenantId) === done) running.delete(tenantId);
     });
-    return run;
+    return done;
   };
   deps.alerting.onFired(onFired);
 
@@ -135,7 +154,7 @@ export function createAiopsService(deps: AiopsDeps) {
       if (timer) clearInterval(timer);
       timer = undefined;
       await pending;
-      await Promise.all(grouping.values());
+      await Promise.all(running.values());
     },
   };
 }

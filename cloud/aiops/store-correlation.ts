@@ -34,15 +34,19 @@ export async function replaceDependencies(
   });
 }
 
-export const membersOf = (db: Db, tenantId: string, alertIds: string[]) =>
-  alertIds.length === 0
-    ? Promise.resolve([] as AiopsCorrelationMemberRow[])
-    : db
+export async function membersOf(db: Db, tenantId: string, alertIds: string[]) {
+  const rows: AiopsCorrelationMemberRow[] = [];
+  for (const chunk of chunks(alertIds, 500))
+    rows.push(
+      ...(await db
         .selectFrom('aiops_correlation_members')
         .selectAll()
         .where('tenant_id', '=', tenantId)
-        .where('alert_id', 'in', alertIds)
-        .execute();
+        .where('alert_id', 'in', chunk)
+        .execute()),
+    );
+  return rows;
+}
 
 export const groupMembers = async (db: Db, tenantId: string, groupId: string) =>
   (

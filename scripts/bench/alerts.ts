@@ -66,7 +66,7 @@ const percentile = (sorted: number[], p: number) =>
 async function freshStore(backend: Backend) {
   if (backend === 'sqlite') {
     const dir = await mkdtemp(join(tmpdir(), 'bench-alerts-'));
-    return { env: { DATA_DIR: dir }, drop: () => rm(dir, { recursive: true, force: true }) };
+    return { env: { DATA_DIR: dir, DATABASE_URL: '' }, drop: () => rm(dir, { recursive: true, force: true }) };
   }
   const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const schema = `bench_alerts_${randomBytes(5).toString('hex')}`;
@@ -79,7 +79,9 @@ async function freshStore(backend: Backend) {
 async function startCloud(backend: Backend, smsUrl: string) {
   const fresh = await freshStore(backend);
   const config = {
+    // The caller's environment first, so a knob (AIOPS_CORRELATION_ENABLED=false...) can be compared.
     ...loadCloudConfig({
+      ...process.env,
       ...fresh.env,
       CLOUD_RATE_LIMIT: 'false',
       NOTIFY_SMS_URL: smsUrl,

@@ -4,6 +4,8 @@
  * time; baselines: the store's own inserts and the ingest without HTTP), then the P&L reports on a
  * year of 3 brands, 50 stores and 2 million order lines (baseline: the metric catalog).
  */
+
+import { goalLine } from './lib/report.ts';
 import { type PnlBackend, runPnlReportsBench } from './pnl/reports.ts';
 import { runUsageBench, summarizeUsage } from './pnl/usage.ts';
 
@@ -26,9 +28,7 @@ export async function runPnlBench(options: {
 export type PnlReport = Awaited<ReturnType<typeof runPnlBench>>;
 
 export function summarizePnl(report: PnlReport) {
-  const reportLines = report.reports.goals.map(
-    (g) => `goal ${g.subject} ${g.measure} ${g.target}: ${g.value} ${g.met ? 'met' : 'NOT met'}`,
-  );
+  const reportLines = report.reports.goals.map(goalLine);
   const met = report.goals.filter((g) => g.met).length;
   return [...summarizeUsage(report.usage), ...reportLines, `goals met: ${met} of ${report.goals.length}`];
 }

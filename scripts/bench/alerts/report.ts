@@ -1,4 +1,4 @@
-import type { CodeVersion, Goal, MachineInfo } from '../lib/report.ts';
+import { type CodeVersion, type Goal, goalLine, type MachineInfo } from '../lib/report.ts';
 
 export interface RateFigures {
   requests_per_second: number;
@@ -48,9 +48,6 @@ export function summarizeAlerts(report: AlertsReport): string[] {
     );
     for (const problem of r.problems) lines.push(`  problem: ${problem}`);
   }
-  for (const goal of report.goals)
-    lines.push(
-      `goal ${goal.subject} ${goal.measure} ${goal.target}: ${goal.value} ${goal.met ? 'met' : 'NOT met'}`,
-    );
+  lines.push(...report.goals.map(goalLine));
   return lines;
 }

@@ -73,6 +73,8 @@ export interface Goal<S extends string = string> {
   target: string;
   value: number | null;
   met: boolean;
+  /** false when the run was invalid: its figures are shown but prove nothing either way (absent: judged). */
+  judged?: boolean;
 }
 
 /**
@@ -92,6 +94,7 @@ export function judgeGoals<S extends string, R extends { valid: boolean }>(
         target: spec.target,
         value,
         met: report.valid && value !== null && spec.met(value, report),
+        judged: report.valid,
       };
     }),
   );
@@ -100,8 +103,15 @@ export function judgeGoals<S extends string, R extends { valid: boolean }>(
 /** `goal >= 5000: met` for a subject's measure, or nothing when there is no such goal. */
 export function verdictOf(goals: readonly Goal[], subject: string, measure: string) {
   const goal = goals.find((g) => g.subject === subject && g.measure === measure);
-  return goal ? `goal ${goal.target}: ${goal.met ? 'met' : 'NOT met'}` : '';
+  return goal ? `goal ${goal.target}: ${outcome(goal)}` : '';
 }
+
+const outcome = (goal: Goal) =>
+  goal.judged === false ? 'not judged (invalid run)' : goal.met ? 'met' : 'NOT met';
+
+/** `goal sqlite p99_ms < 2000: 6.1 met`, or `not judged` when the run was invalid. */
+export const goalLine = (goal: Goal) =>
+  `goal ${goal.subject} ${goal.measure} ${goal.target}: ${goal.value ?? '-'} ${outcome(goal)}`;
 
 export const goalsMetLine = (goals: readonly Goal[]) =>
   `goals met: ${goals.filter((g) => g.met).length} of ${goals.length}`;

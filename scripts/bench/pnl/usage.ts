@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { signalAll, startServer, withServer } from '../lib/children.ts';
-import { codeVersion, machineSampler } from '../lib/report.ts';
+import { codeVersion, goalLine, machineSampler } from '../lib/report.ts';
 import { USAGE_BENCH_USER } from './usage-accounts.ts';
 import { measureBaseline } from './usage-baseline.ts';
 import { authCeiling, replay, signIn, singlePosts, type Target, visibility } from './usage-load.ts';
@@ -152,9 +152,7 @@ export async function runUsageBench(options: UsageBenchOptions = {}) {
 export type UsageReport = Awaited<ReturnType<typeof runUsageBench>>;
 
 export function summarizeUsage(report: UsageReport) {
-  const goals = report.goals.map(
-    (g) => `goal ${g.subject} ${g.measure} ${g.target}: ${g.value} ${g.met ? 'met' : 'NOT met'}`,
-  );
+  const goals = report.goals.map(goalLine);
   return Object.entries(report.results)
     .flatMap(([backend, r]) => [
       `${backend}: single posts ${r.single_posts.records_per_sec} records/s (p99 ${r.single_posts.latency_ms.p99} ms, ${r.single_posts.connections} connections)`,

@@ -1,5 +1,12 @@
 /** The camera pipeline benchmark's report: the baseline, each measure, the issue's goals, a table. */
-import { type CodeVersion, type Goal, type GoalSpec, judgeGoals, type MachineInfo } from '../lib/report.ts';
+import {
+  type CodeVersion,
+  type Goal,
+  type GoalSpec,
+  goalLine,
+  judgeGoals,
+  type MachineInfo,
+} from '../lib/report.ts';
 import type { Clips } from './clips.ts';
 import type { PipelineReport } from './measure.ts';
 import type { VisionPlan } from './plan.ts';
@@ -147,9 +154,7 @@ export function summarizeVision(report: VisionReport): string[] {
     row(COLUMNS.map(([title]) => title)),
     ...entries.map(([, r]) => pipelineRow(r)),
     ...entries.flatMap(([name, r]) => breakdown(name, r)),
-    ...report.goals.map(
-      (g) => `goal ${g.subject}: ${g.measure} ${g.target}: ${g.value ?? '-'} ${g.met ? 'met' : 'NOT met'}`,
-    ),
+    ...report.goals.map(goalLine),
     `goals met: ${report.goals.filter((g) => g.met).length} of ${report.goals.length}`,
     ...(report.valid ? [] : [`INVALID run: ${report.problems.join('; ')}`]),
   ];

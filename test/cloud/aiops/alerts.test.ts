@@ -148,7 +148,8 @@ describe.each(backends)('aiops correlation and RCA on %s', (backend) => {
       newId,
       log: quietLog as never,
       options: cloud.config.aiops,
-      alerting: cloud.services.alerting,
+      // Reads alerts only: the cloud's own AIOps service already groups them as they fire.
+      alerting: { ...cloud.services.alerting, onFired: () => {} },
       incidentAlert: async (tenantId, id) =>
         tenantId === a.tenant.id && id === incidentId ? database.id : undefined,
     });
@@ -227,6 +228,25 @@ describe.each(backends)('aiops correlation and RCA on %s', (backend) => {
       await context.adminA('GET', `${BASE}/correlations/${group.correlation_id}`),
       404,
       'CORRELATION_NOT_FOUND',
+    );
+  });
+
+  it('groups a storm of 60 alerts fired at once into one group', async () => {
+    const { cloud, a } = context;
+    cloud.clock.advance(24 * 3_600_000);
+    const storm = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        raise(cloud, a.tenant.id, 'appliance', { location_id: 'storm-store', device_id: `till-${i}` }),
+      ),
+    );
+    await cloud.services.alerting.settled();
+    const { aiops } = cloud.services;
+    const { items } = await aiops.insights(a.tenant.id, { type: 'correlation' }, { limit: 100 });
+    const stormGroups = items.filter((insight) => insight.alert_count === 60);
+    expect(stormGroups).toHaveLength(1);
+    const group = await aiops.correlationGroup(a.tenant.id, stormGroups[0]!.correlation_id!);
+    expect(new Set(group.correlated_alerts.map((m: { alert_id: string }) => m.alert_id))).toEqual(
+      new Set(storm.map((alert) => alert.id)),
     );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type CorrelatedAlert, correlate } from '../../../cloud/aiops/correlate.ts';
+import { type CorrelatedAlert, correlate, sharesPlace } from '../../../cloud/aiops/correlate.ts';
 import { DEFAULT_GRAPH, graphProblem, rootOf, toGraph } from '../../../cloud/aiops/graph.ts';
 import { rankCauses } from '../../../cloud/aiops/rca.ts';
 
@@ -68,6 +68,29 @@ describe('correlation', () => {
     expect(correlate(chain(), noGraph).is_correlated).toBe(true);
     const apart = chain().map((a, i) => ({ ...a, labels: { location_id: `store-${i}` } }));
     expect(correlate(apart, noGraph).is_correlated).toBe(false);
+  });
+  it('scores shared places exactly as counting every pair would, at storm size too', () => {
+    // A seeded mix of stores, devices and hosts, some labels missing, against the pair-by-pair count.
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    const alerts = Array.from({ length: 400 }, (_, i) => {
+      const labels: Record<string, string> = {};
+      if (next(4) > 0) labels.location_id = `store-${next(5)}`;
+      if (next(3) === 0) labels.device_id = `device-${next(7)}`;
+      if (next(5) === 0) labels.host = `host-${next(2)}`;
+      return makeAlert({ id: `a-${i}`, service: 'sync', started_at: at(next(200)), labels });
+    });
+    let shared = 0;
+    let pairs = 0;
+    for (let i = 0; i < alerts.length; i += 1)
+      for (let j = i + 1; j < alerts.length; j += 1) {
+        pairs += 1;
+        if (sharesPlace(alerts[i]!, alerts[j]!)) shared += 1;
+      }
+    expect(correlate(alerts, rule).factors.labels).toBe(Math.round((shared / pairs) * 1000) / 1000);
   });
 });
 
