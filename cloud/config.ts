@@ -3,7 +3,9 @@ import { AIOPS_VARIABLES, type AiopsConfig, loadAiopsConfig } from './aiops/conf
 import { ALERTING_VARIABLES, type AlertingConfig, loadAlertingConfig } from './alerting/config.ts';
 import { CHAT_VARIABLES, type ChatConfig, loadChatConfig } from './chat/config.ts';
 import { COCKPIT_VARIABLES, type CockpitConfig, loadCockpitConfig } from './cockpit/config.ts';
+import { type Env, flag, integer, oneOf } from './config-env.ts';
 import { ConfigError } from './config-error.ts';
+
 import { isPostgresUrl } from './db/index.ts';
 import { DEFAULT_DEVICE_OPTIONS, type DeviceOptions } from './devices/index.ts';
 import type { FleetConfig } from './fleet/index.ts';
@@ -61,8 +63,6 @@ export interface CloudConfig {
 
 export { ConfigError };
 
-type Env = Record<string, string | undefined>;
-
 /** Every variable the cloud reads, with its default: the README's configuration table. */
 export const CLOUD_VARIABLES = [
   'CLOUD_PORT',
@@ -113,28 +113,6 @@ export const CLOUD_VARIABLES = [
   ...INCIDENT_FLOW_VARIABLES,
 ] as const;
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
-  }
-  return raw as T;
-}
-
-const boolean = (env: Env, name: string, fallback: boolean) =>
-  oneOf(env, name, ['true', 'false', '1', '0'], fallback ? 'true' : 'false').match(/^(true|1)$/) !== null;
-
 function url(env: Env, name: string, accepts: (value: string) => boolean, expected: string) {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
@@ -181,7 +159,7 @@ function fleetConfig(env: Env, host: string): CloudConfig['fleet'] {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(prefix))
     throw new ConfigError(`CLOUD_FLEET_PREFIX must be letters, digits, _ or - (at most 64), got "${prefix}"`);
   return {
-    enabled: boolean(env, 'CLOUD_FLEET', true),
+    enabled: flag(env, 'CLOUD_FLEET', true),
     url: url(
       env,
       'CLOUD_FLEET_URL',
@@ -206,8 +184,8 @@ function webhookOptions(env: Env): CloudConfig['webhooks'] {
     ...defaults,
     // Loopback and private addresses are how an attacker reaches our own network (SSRF): only
     // tests and local development may allow them.
-    allowPrivateUrls: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
-    runWorker: boolean(env, 'WEBHOOK_WORKER', true),
+    allowPrivateUrls: flag(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    runWorker: flag(env, 'WEBHOOK_WORKER', true),
     disableAfterHours: integer(env, 'WEBHOOK_DISABLE_AFTER_HOURS', defaults.disableAfterHours, 1, 24 * 30),
     rotationGraceSeconds: 3600 * integer(env, 'WEBHOOK_SECRET_GRACE_HOURS', 24, 1, 24 * 30),
     maxLanes: integer(env, 'WEBHOOK_MAX_LANES', defaults.maxLanes, 1, 10_000),
@@ -243,8 +221,8 @@ export function loadCloudConfig(env: Env): CloudConfig {
     databaseSchema: schemaName(env, databaseUrl),
     redisUrl: url(env, 'REDIS_URL', (v) => /^rediss?:\/\//.test(v), 'a redis:// or rediss:// URL'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
-    trustProxy: boolean(env, 'CLOUD_TRUST_PROXY', false),
-    rateLimit: boolean(env, 'CLOUD_RATE_LIMIT', true),
+    trustProxy: flag(env, 'CLOUD_TRUST_PROXY', false),
+    rateLimit: flag(env, 'CLOUD_RATE_LIMIT', true),
     anonymousTier: oneOf(env, 'CLOUD_ANONYMOUS_TIER', TIERS, 'professional'),
     refreshTtlSeconds: 86_400 * integer(env, 'CLOUD_REFRESH_TOKEN_DAYS', 30, 1, 365),
     keyRotationSeconds: 86_400 * integer(env, 'CLOUD_KEY_ROTATION_DAYS', 30, 1, 365),

@@ -42,7 +42,14 @@ export async function startCloud(
   await options.beforeListen?.(services);
   if (config.webhooks.runWorker) services.webhooks.worker.start();
   // issue 10: background work (each module's start() decides from its own config)
-  for (const module of [services.notify, services.alerting, services.aiops, services.chat]) module.start();
+  for (const module of [
+    services.notify,
+    services.alerting,
+    services.aiops,
+    services.chat,
+    services.remediation,
+  ])
+    module.start();
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -1,4 +1,6 @@
 /** The aiops module's settings: spec 3's AIOps configuration keys and limits, one variable each. */
+
+import { type Env, flag, number } from '../config-env.ts';
 import { ConfigError } from '../config-error.ts';
 
 export interface AiopsConfig {
@@ -79,28 +81,6 @@ export const DEFAULT_AIOPS_CONFIG: AiopsConfig = {
   insightRetentionDays: 90,
   pruneIntervalMs: 3_600_000,
 };
-
-type Env = Record<string, string | undefined>;
-
-function number(env: Env, name: string, fallback: number, min: number, max: number, whole = true) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || (whole && !Number.isInteger(value)) || value < min || value > max) {
-    const kind = whole ? 'a whole number' : 'a number';
-    throw new ConfigError(`${name} must be ${kind} from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
-function flag(env: Env, name: string, fallback: boolean) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!['true', 'false', '1', '0'].includes(raw)) {
-    throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-  }
-  return raw === 'true' || raw === '1';
-}
 
 export function loadAiopsConfig(env: Env): AiopsConfig {
   const d = DEFAULT_AIOPS_CONFIG;

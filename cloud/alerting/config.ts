@@ -1,5 +1,6 @@
 /** The alerting module's settings: the escalation worker's pace. */
-import { ConfigError } from '../config-error.ts';
+
+import { type Env, flag, integer } from '../config-env.ts';
 
 export interface AlertingConfig {
   /** Whether this process runs the escalation worker (ALERTING_WORKER). */
@@ -14,27 +15,6 @@ export interface AlertingConfig {
 export const ALERTING_VARIABLES = ['ALERTING_WORKER', 'ALERTING_POLL_MS', 'ALERTING_BATCH_SIZE'] as const;
 
 export const DEFAULT_ALERTING_CONFIG: AlertingConfig = { runWorker: true, pollMs: 250, batchSize: 50 };
-
-type Env = Record<string, string | undefined>;
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
-function flag(env: Env, name: string, fallback: boolean) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!['true', 'false', '1', '0'].includes(raw)) {
-    throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-  }
-  return raw === 'true' || raw === '1';
-}
 
 export function loadAlertingConfig(env: Env): AlertingConfig {
   const d = DEFAULT_ALERTING_CONFIG;

@@ -2,7 +2,10 @@
  * The chat module's settings (spec 3's chat limits, environment variables and feature flags). Only
  * this file reads the CHAT_* variables; cloud/config.ts calls it once at start-up.
  */
+
+import { type Env, flag, integer } from '../config-env.ts';
 import { ConfigError } from '../config-error.ts';
+
 export interface ChatFeatureFlags {
   enabled: boolean;
   voice_transcription: boolean;
@@ -59,25 +62,6 @@ export const DEFAULT_CHAT_CONFIG: ChatConfig = {
   heartbeatMs: 30_000,
 };
 
-type Env = Record<string, string | undefined>;
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
-
-function boolean(env: Env, name: string, fallback: boolean) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!['true', 'false', '1', '0'].includes(raw))
-    throw new ConfigError(`${name} must be one of true, false, 1, 0, got "${raw}"`);
-  return raw === 'true' || raw === '1';
-}
-
 function websocketUrl(env: Env) {
   const raw = env.CHAT_WEBSOCKET_URL;
   if (raw === undefined || raw === '') return undefined;
@@ -90,10 +74,10 @@ export function loadChatConfig(env: Env): ChatConfig {
   const d = DEFAULT_CHAT_CONFIG;
   return {
     flags: {
-      enabled: boolean(env, 'CHAT_ENABLED', d.flags.enabled),
-      voice_transcription: boolean(env, 'CHAT_VOICE_TRANSCRIPTION', d.flags.voice_transcription),
-      ai_translation: boolean(env, 'CHAT_AI_TRANSLATION', d.flags.ai_translation),
-      external_bridges: boolean(env, 'CHAT_EXTERNAL_BRIDGES', d.flags.external_bridges),
+      enabled: flag(env, 'CHAT_ENABLED', d.flags.enabled),
+      voice_transcription: flag(env, 'CHAT_VOICE_TRANSCRIPTION', d.flags.voice_transcription),
+      ai_translation: flag(env, 'CHAT_AI_TRANSLATION', d.flags.ai_translation),
+      external_bridges: flag(env, 'CHAT_EXTERNAL_BRIDGES', d.flags.external_bridges),
     },
     websocketUrl: websocketUrl(env),
     // Up to 16 MiB: the route's body limit and the database's text columns stay reasonable.
@@ -106,7 +90,7 @@ export function loadChatConfig(env: Env): ChatConfig {
       1,
       24 * 365,
     ),
-    runWorker: boolean(env, 'CHAT_WORKER', d.runWorker),
+    runWorker: flag(env, 'CHAT_WORKER', d.runWorker),
     sweepIntervalMs: integer(env, 'CHAT_SWEEP_INTERVAL_MS', d.sweepIntervalMs, 1000, 86_400_000),
     authTimeoutMs: integer(env, 'CHAT_AUTH_TIMEOUT_MS', d.authTimeoutMs, 100, 120_000),
     presenceGraceMs: integer(env, 'CHAT_PRESENCE_GRACE_MS', d.presenceGraceMs, 0, 600_000),

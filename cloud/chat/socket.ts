@@ -32,6 +32,9 @@ export const CLOSE_UNAUTHORIZED = 4401;
 export const CLOSE_AUTH_TIMEOUT = 4408;
 const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
 const MAX_WATCHED_USERS = 1000;
+/** The heartbeat pings this many sockets, then rests BEAT_REST_MS (10,000 sockets: one second). */
+const BEAT_SLICE = 200;
+const BEAT_REST_MS = 20;
 
 export interface SocketDeps {
   hub: Hub;
@@ -197,21 +200,30 @@ export function createChatSocket(deps: SocketDeps) {
     wss.handleUpgrade(request, socket, head, accept);
   }
 
-  /** Pings every socket; drops the ones that missed the last pong and the ones whose token expired. */
-  function beat() {
+  /**
+   * Pings every socket; drops the ones that missed the last pong and the ones whose token expired.
+   * Slices of BEAT_SLICE sockets a short rest apart: ten thousand pings at once come back as ten
+   * thousand pongs in one turn of the event loop, which held the messages in flight up to a second.
+   */
+  async function beat() {
     const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
-    for (const socket of wss.clients) {
-      if (alive.get(socket) === false) {
-        socket.terminate();
-        continue;
+    const sockets = [...wss.clients];
+    for (let first = 0; first < sockets.length; first += BEAT_SLICE) {
+      if (first > 0) await new Promise((resolve) => setTimeout(resolve, BEAT_REST_MS));
+      for (const socket of sockets.slice(first, first + BEAT_SLICE)) {
+        if (socket.readyState !== socket.OPEN) continue;
+        if (alive.get(socket) === false) {
+          socket.terminate();
+          continue;
+        }
+        const claims = claimsOf.get(socket);
+        if (claims && claims.exp <= nowSeconds) {
+          socket.close(CLOSE_UNAUTHORIZED, 'token expired; send a fresh auth frame before expiry');
+          continue;
+        }
+        alive.set(socket, false);
+        socket.ping();
       }
-      const claims = claimsOf.get(socket);
-      if (claims && claims.exp <= nowSeconds) {
-        socket.close(CLOSE_UNAUTHORIZED, 'token expired; send a fresh auth frame before expiry');
-        continue;
-      }
-      alive.set(socket, false);
-      socket.ping();
     }
   }
 
@@ -219,7 +231,7 @@ export function createChatSocket(deps: SocketDeps) {
     attach(target: Server) {
       server = target;
       target.on('upgrade', onUpgrade);
-      heartbeat = setInterval(beat, options.heartbeatMs);
+      heartbeat = setInterval(() => void beat(), options.heartbeatMs);
       heartbeat.unref();
     },
     beat,

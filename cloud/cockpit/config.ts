@@ -1,4 +1,6 @@
 /** The operations console's and auto-remediation's settings (spec 3's `auto_remediation` keys). */
+
+import { type Env, integer } from '../config-env.ts';
 import { ConfigError } from '../config-error.ts';
 
 export interface RemediationOptions {
@@ -33,17 +35,6 @@ export const DEFAULT_COCKPIT_CONFIG: CockpitConfig = {
     rateLimits: { restart: 3, scale: 5 },
   },
 };
-
-type Env = Record<string, string | undefined>;
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
 
 function environments(env: Env, name: string, fallback: string[]) {
   const raw = env[name];

@@ -2,6 +2,9 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { PERIODS } from './metrics.ts';
 import { APPROVAL_KINDS, APPROVAL_STATUSES, DECISION_ACTIONS, MODEL_TIERS } from './tables.ts';
 
+/** The longest action time-out an operator can set (an execution older than this was interrupted). */
+export const MAX_ACTION_TIMEOUT_SECONDS = 600;
+
 const Uuid = Type.String({ format: 'uuid' });
 const Timestamp = Type.String({ format: 'date-time' });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -101,7 +104,11 @@ const SettingsFields = {
   }),
   rate_limit_per_minute: Type.Integer({ minimum: 1, maximum: 100_000 }),
   context_window_tokens: Type.Integer({ minimum: 1000, maximum: 2_000_000 }),
-  timeout_seconds: Type.Integer({ minimum: 1, maximum: 600, description: 'an action’s time-out' }),
+  timeout_seconds: Type.Integer({
+    minimum: 1,
+    maximum: MAX_ACTION_TIMEOUT_SECONDS,
+    description: 'an action’s time-out',
+  }),
   kill_switch: Type.Boolean({ description: 'on: no agent action runs, automatic or manual' }),
 };
 

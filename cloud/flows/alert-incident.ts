@@ -12,6 +12,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.ts';
+import { createLanes } from '../../shared/lanes.ts';
 import type { AlertFired } from '../alerting/index.ts';
 import type { IncidentFlowConfig } from '../incidents/config.ts';
 import type {
@@ -71,6 +72,8 @@ export interface AlertChange {
 
 const SWEEP_BATCH = 100;
 const DURATIONS_KEPT = 100;
+/** Alerts whose incident flow runs at once; in a storm the rest wait their turn (see shared/lanes.ts). */
+const FLOW_LANES = 4;
 
 const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
 
@@ -367,9 +370,10 @@ export function linkAlertIncidents(deps: AlertIncidentDeps) {
   }
 
   if (deps.options.enabled) {
+    const lanes = createLanes(FLOW_LANES);
     deps.alerting.onFired(async (event) => {
       try {
-        await handle(event);
+        await lanes.run(() => handle(event));
       } catch (error) {
         log.error(
           { err: error, tenant_id: event.tenantId, alert_id: event.alert.id },

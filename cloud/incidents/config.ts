@@ -2,7 +2,8 @@
  * The chat incident flow's settings. Its auto-resolve time-out is chat's
  * CHAT_INCIDENT_AUTO_RESOLVE_HOURS (cloud/chat/config.ts), read there once.
  */
-import { ConfigError } from '../config-error.ts';
+
+import { type Env, flag, integer } from '../config-env.ts';
 
 export interface IncidentFlowConfig {
   /** CHAT_INCIDENT_FLOW: a fired alert opens an incident with its own chat channel. */
@@ -18,27 +19,6 @@ export const DEFAULT_INCIDENT_FLOW_CONFIG: IncidentFlowConfig = {
   enabled: true,
   sweepSeconds: 300,
 };
-
-type Env = Record<string, string | undefined>;
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
-function flag(env: Env, name: string, fallback: boolean) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!['true', 'false', '1', '0'].includes(raw)) {
-    throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-  }
-  return raw === 'true' || raw === '1';
-}
 
 export function loadIncidentFlowConfig(env: Env): IncidentFlowConfig {
   const d = DEFAULT_INCIDENT_FLOW_CONFIG;

@@ -1,4 +1,6 @@
 /** The notify module's settings: the delivery worker's pace and each channel's provider. */
+
+import { type Env, flag, integer } from '../config-env.ts';
 import { ConfigError } from '../config-error.ts';
 
 export interface NotifyConfig {
@@ -50,8 +52,6 @@ export const NOTIFY_VARIABLES = [
   'NOTIFY_ALLOW_PRIVATE_URLS',
 ] as const;
 
-type Env = Record<string, string | undefined>;
-
 export const DEFAULT_NOTIFY_CONFIG: NotifyConfig = {
   runWorker: true,
   pollMs: 200,
@@ -71,25 +71,6 @@ export const DEFAULT_NOTIFY_CONFIG: NotifyConfig = {
   smsFrom: undefined,
   allowPrivateUrls: false,
 };
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
-function flag(env: Env, name: string, fallback: boolean) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!['true', 'false', '1', '0'].includes(raw)) {
-    throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-  }
-  return raw === 'true' || raw === '1';
-}
 
 function url(env: Env, name: string, protocols: readonly string[]) {
   const raw = env[name];

@@ -51,7 +51,7 @@ export async function runExecutor(
   }
 }
 
-function resultOf(
+export function resultOf(
   answer: {
     success: boolean;
     old_replicas?: number | null;

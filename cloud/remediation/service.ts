@@ -10,6 +10,7 @@ import type { AlertingService } from '../alerting/index.ts';
 import type { RemediationOptions } from '../cockpit/config.ts';
 import { killSwitchOn } from '../cockpit/errors.ts';
 import type { CockpitService } from '../cockpit/index.ts';
+import { MAX_ACTION_TIMEOUT_SECONDS } from '../cockpit/schemas.ts';
 import type { Db, Store } from '../db/index.ts';
 import type { DeviceService } from '../devices/index.ts';
 import { ACTIONS, type RemediationAction } from './actions.ts';
@@ -23,7 +24,7 @@ import {
   rateLimited,
   remediationNotFound,
 } from './errors.ts';
-import { runExecutor } from './execute.ts';
+import { resultOf, runExecutor } from './execute.ts';
 import { clearCacheExecutor } from './executors/clear-cache.ts';
 import { createExecutorRegistry, type RemediationAlert, type Target } from './executors/index.ts';
 import { restartServiceExecutor } from './executors/restart-service.ts';
@@ -50,6 +51,9 @@ export interface RemediateInput {
   parameters?: Record<string, unknown> | undefined;
   dry_run?: boolean | undefined;
 }
+
+/** How often a running cloud looks for executions another (stopped) process left open. */
+const RECOVERY_INTERVAL_MS = 60_000;
 
 const parseChecks = (row: RemediationRow) => JSON.parse(row.safety_checks) as SafetyCheck[];
 
@@ -137,12 +141,14 @@ export function createRemediationService(deps: RemediationDeps) {
       updated_at: at,
       finished_at: at,
     });
+    // No row moved: the recovery sweep closed it meanwhile (this process looked stopped); its word stands.
+    if (!done) return toRemediation((await store.remediation(db, row.tenant_id, row.id))!);
     if (outcome.status !== 'executed')
       deps.log.warn(
         { remediationId: row.id, status: outcome.status, result: outcome.result },
         'remediation did not succeed',
       );
-    return toRemediation(done!);
+    return toRemediation(done);
   }
 
   async function insertOnce(row: RemediationRow) {
@@ -248,9 +254,60 @@ export function createRemediationService(deps: RemediationDeps) {
     });
   }
 
+  /**
+   * Closes executions a stopped process left running: anything still `executing` after the longest
+   * time-out an operator can set becomes `timed_out`, saying the fleet commands it had queued may
+   * still have run (they are not sent again: restarting a service twice is not harmless).
+   */
+  async function recoverInterrupted() {
+    const before = new Date(
+      deps.clock.now().getTime() - (MAX_ACTION_TIMEOUT_SECONDS + 60) * 1000,
+    ).toISOString();
+    let recovered = 0;
+    for (const stale of await store.staleExecutions(db, before, 500)) {
+      const at = now();
+      const ran = Date.parse(at) - Date.parse(stale.started_at!);
+      const result = resultOf(
+        {
+          success: false,
+          error:
+            'the cloud process stopped while this action ran; the commands it had queued may still have been carried out (see the device’s command history)',
+        },
+        ran,
+      );
+      const closed = await store.transition(db, stale.tenant_id, stale.id, ['executing'], {
+        status: 'timed_out',
+        result: JSON.stringify(result),
+        execution_ms: ran,
+        updated_at: at,
+        finished_at: at,
+      });
+      if (closed) recovered += 1;
+    }
+    if (recovered > 0) deps.log.warn({ recovered }, 'interrupted remediations closed as timed out');
+    return recovered;
+  }
+
+  let recovery: NodeJS.Timeout | undefined;
+  const recoverLogged = () =>
+    recoverInterrupted().catch((error: unknown) =>
+      deps.log.error({ err: error }, 'closing interrupted remediations failed'),
+    );
+
   const service = {
     executors,
     remediate,
+    recoverInterrupted,
+    start() {
+      if (recovery) return;
+      void recoverLogged();
+      recovery = setInterval(recoverLogged, RECOVERY_INTERVAL_MS);
+      recovery.unref();
+    },
+    close() {
+      clearInterval(recovery);
+      recovery = undefined;
+    },
     async get(tenantId: string, id: string) {
       const row = await store.remediation(db, tenantId, id);
       if (!row) throw remediationNotFound();

@@ -68,6 +68,20 @@ export const transition = (
     .returningAll()
     .executeTakeFirst();
 
+/**
+ * Executions still marked running that started before `before`, across tenants: what a process
+ * that stopped mid-action left behind (the recovery sweep's query, like the notify worker's).
+ */
+export const staleExecutions = (db: Db, before: string, limit: number) =>
+  db
+    .selectFrom('remediations')
+    .select(['tenant_id', 'id', 'started_at'])
+    .where('status', '=', 'executing')
+    .where('started_at', '<', before)
+    .orderBy('started_at')
+    .limit(limit)
+    .execute();
+
 /** Start times of a target's executions of a rate group since `since`, oldest first. */
 export const executionsSince = (db: Db, tenantId: string, group: string, target: string, since: string) =>
   db

@@ -66,7 +66,10 @@ const percentile = (sorted: number[], p: number) =>
 async function freshStore(backend: Backend) {
   if (backend === 'sqlite') {
     const dir = await mkdtemp(join(tmpdir(), 'bench-alerts-'));
-    return { env: { DATA_DIR: dir, DATABASE_URL: '' }, drop: () => rm(dir, { recursive: true, force: true }) };
+    return {
+      env: { DATA_DIR: dir, DATABASE_URL: '' },
+      drop: () => rm(dir, { recursive: true, force: true }),
+    };
   }
   const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const schema = `bench_alerts_${randomBytes(5).toString('hex')}`;

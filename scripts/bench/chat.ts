@@ -8,6 +8,8 @@
  *   - fan-out: a message to an all-hands channel of every connected person;
  *   - incident channel creation: createIncidentChannel + the summary post + the incident frame,
  *     in the cloud's process (spec: < 500 ms), and until the frame reaches the responders.
+ * The cloud runs its heartbeat every 10 s so its pings fall inside the measured phases, and it
+ * reports on stderr every event-loop stall over 200 ms (the fan-out to everyone causes some).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

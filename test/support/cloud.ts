@@ -78,3 +78,28 @@ export async function loginTokens(app: FastifyInstance, body: Record<string, unk
     user: { id: string; tenant_id: string; roles: string[] };
   };
 }
+
+export const TEST_PASSWORD = 'correct-horse-battery';
+
+/** Adds a user with these roles to the tenant and signs them in by password. */
+export async function signedInUser(cloud: TestCloud, tenantId: string, email: string, roles: string[]) {
+  await cloud.services.tenancy.addUser(tenantId, { email, password: TEST_PASSWORD, roles });
+  const tokens = await loginTokens(cloud.app, { email, password: TEST_PASSWORD });
+  return { id: tokens.user.id, email, token: tokens.access_token };
+}
+
+/** A test cloud without the rate limit, and two tenants (alpha, bravo) to test isolation across. */
+export async function twoTenantCloud(
+  backend: 'sqlite' | 'pg',
+  options: Parameters<typeof createTestCloud>[1] = {},
+) {
+  const cloud = await createTestCloud(backend, {
+    ...options,
+    config: { rateLimit: false, ...options.config },
+  });
+  return {
+    cloud,
+    a: await seedTenant(cloud.services, 'alpha'),
+    b: await seedTenant(cloud.services, 'bravo'),
+  };
+}

@@ -16,7 +16,13 @@ const send = (message: unknown) => process.send?.(message);
 
 async function setUp(dataDir: string, users: number) {
   const started = performance.now();
+  // The caller's environment first, so a knob (CHAT_HEARTBEAT_MS...) can be compared.
+  // The heartbeat every 10 s (not 30): at least one pass of pings over every socket falls inside
+  // each 20 s delivery phase, so its cost shows in the figures.
   const config = loadCloudConfig({
+    CHAT_HEARTBEAT_MS: '10000',
+    ...process.env,
+    DATABASE_URL: '',
     CLOUD_PORT: '0',
     CLOUD_HOST: '127.0.0.1',
     DATA_DIR: dataDir,
@@ -114,7 +120,23 @@ async function incidents(
   return timing;
 }
 
+/** Reports each event-loop stall of the cloud's process over STALL_MS on stderr (diagnosis of tails). */
+const STALL_MS = 200;
+function watchStalls() {
+  let expected = performance.now() + 50;
+  const timer = setInterval(() => {
+    const late = performance.now() - expected;
+    if (late > STALL_MS)
+      process.stderr.write(
+        `chat bench cloud: event loop stalled ${Math.round(late)} ms at ${new Date().toISOString()}\n`,
+      );
+    expected = performance.now() + 50;
+  }, 50);
+  timer.unref();
+}
+
 async function main() {
+  watchStalls();
   const users = Number(process.argv[2] ?? '100');
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-chat-'));
   let cloud: Cloud | undefined;

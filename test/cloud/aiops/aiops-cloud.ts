@@ -1,4 +1,4 @@
-import { createTestCloud, seedTenant, type TestCloud } from '../../support/cloud.ts';
+import { type TestCloud, twoTenantCloud } from '../../support/cloud.ts';
 import { caller, type Member, member } from '../devices/device-client.ts';
 
 export { expectError, expectOk } from '../devices/device-client.ts';
@@ -12,10 +12,8 @@ export const BASE = '/api/v1/alerting/aiops';
 
 /** Two tenants, each with an admin; A also has a manager and a staff member. No worker runs. */
 export async function aiopsCloud(backend: 'sqlite' | 'pg', start = '2026-05-04T00:00:00.000Z') {
-  const cloud = await createTestCloud(backend, { config: { rateLimit: false } });
+  const { cloud, a, b } = await twoTenantCloud(backend);
   cloud.clock.set(start);
-  const a = await seedTenant(cloud.services, 'alpha');
-  const b = await seedTenant(cloud.services, 'bravo');
   const people = {
     adminA: await member(cloud, a.tenant.id, 'admin@alpha.test', ['tenant_admin']),
     managerA: await member(cloud, a.tenant.id, 'manager@alpha.test', ['manager']),

@@ -212,10 +212,10 @@ describe.each(backends)('the chat WebSocket on %s', (backend) => {
       ws.socket as unknown as { _receiver: { removeAllListeners(e: string): void } }
     )._receiver.removeAllListeners('ping');
     ws.socket.pong = () => {};
-    c.cloud.services.chat.heartbeat();
+    await c.cloud.services.chat.heartbeat();
     expect(ws.closed).toBeUndefined();
     await sleep(100);
-    c.cloud.services.chat.heartbeat();
+    await c.cloud.services.chat.heartbeat();
     await ws.closedWith();
     expect(ws.closed?.code).toBe(1006);
   });

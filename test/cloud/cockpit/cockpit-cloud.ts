@@ -1,10 +1,17 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { bearer, createTestCloud, loginTokens, seedTenant, type TestCloud } from '../../support/cloud.ts';
+import {
+  bearer,
+  type createTestCloud,
+  loginTokens,
+  signedInUser,
+  TEST_PASSWORD,
+  type TestCloud,
+  twoTenantCloud,
+} from '../../support/cloud.ts';
 import { deviceKey } from '../devices/device-client.ts';
 
 export { expectError, expectOk } from '../devices/device-client.ts';
 
-const PASSWORD = 'correct-horse-battery';
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type Call = (
   method: Method,
@@ -28,12 +35,12 @@ const caller =
  * `call` signs in again when the token is older than 50 minutes by that clock.
  */
 export async function member(cloud: TestCloud, tenantId: string, email: string, roles: string[]) {
-  await cloud.services.tenancy.addUser(tenantId, { email, password: PASSWORD, roles });
+  const first = await signedInUser(cloud, tenantId, email, roles);
   const login = async () => {
-    const tokens = await loginTokens(cloud.app, { email, password: PASSWORD });
+    const tokens = await loginTokens(cloud.app, { email, password: TEST_PASSWORD });
     return { id: tokens.user.id, token: tokens.access_token, at: cloud.clock.now().getTime() };
   };
-  let current = await login();
+  let current = { id: first.id, token: first.token, at: cloud.clock.now().getTime() };
   const fresh = async () => {
     if (cloud.clock.now().getTime() - current.at > 50 * 60_000) current = await login();
     return current.token;
@@ -56,12 +63,7 @@ export async function cockpitCloud(
   backend: 'sqlite' | 'pg',
   options: Parameters<typeof createTestCloud>[1] = {},
 ) {
-  const cloud = await createTestCloud(backend, {
-    ...options,
-    config: { rateLimit: false, ...options.config },
-  });
-  const a = await seedTenant(cloud.services, 'alpha');
-  const b = await seedTenant(cloud.services, 'bravo');
+  const { cloud, a, b } = await twoTenantCloud(backend, options);
   return {
     cloud,
     a,

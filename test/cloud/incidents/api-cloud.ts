@@ -1,9 +1,13 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { bearer, createTestCloud, loginTokens, seedTenant, type TestCloud } from '../../support/cloud.ts';
+import {
+  bearer,
+  type createTestCloud,
+  signedInUser,
+  type TestCloud,
+  twoTenantCloud,
+} from '../../support/cloud.ts';
 
 export { expectError, expectOk } from '../devices/device-client.ts';
-
-const PASSWORD = 'correct-horse-battery';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type ApiCall = (method: Method, path: string, payload?: unknown) => Promise<LightMyRequestResponse>;
@@ -20,14 +24,8 @@ export const apiCaller =
 
 /** A tenant member signed in; `id` is their user id. */
 export async function apiMember(cloud: TestCloud, tenantId: string, email: string, roles: string[]) {
-  await cloud.services.tenancy.addUser(tenantId, { email, password: PASSWORD, roles });
-  const tokens = await loginTokens(cloud.app, { email, password: PASSWORD });
-  return {
-    id: tokens.user.id,
-    email,
-    token: tokens.access_token,
-    call: apiCaller(cloud, tokens.access_token),
-  };
+  const user = await signedInUser(cloud, tenantId, email, roles);
+  return { ...user, call: apiCaller(cloud, user.token) };
 }
 
 export type ApiMember = Awaited<ReturnType<typeof apiMember>>;
@@ -37,12 +35,7 @@ export async function apiCloud(
   backend: 'sqlite' | 'pg',
   options: Parameters<typeof createTestCloud>[1] = {},
 ) {
-  const cloud = await createTestCloud(backend, {
-    ...options,
-    config: { rateLimit: false, ...options.config },
-  });
-  const a = await seedTenant(cloud.services, 'alpha');
-  const b = await seedTenant(cloud.services, 'bravo');
+  const { cloud, a, b } = await twoTenantCloud(backend, options);
   return {
     cloud,
     a,

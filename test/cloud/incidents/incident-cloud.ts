@@ -2,16 +2,14 @@ import type { DomainEventRow } from '../../../cloud/events/index.ts';
 import { newId } from '../../../shared/ids.ts';
 import { createHlc } from '../../../shared/sync/hlc.ts';
 import type { Change } from '../../../shared/sync/protocol.ts';
-import { createTestCloud, seedTenant, type TestCloud } from '../../support/cloud.ts';
+import { type TestCloud, twoTenantCloud } from '../../support/cloud.ts';
 import { caller, expectOk, type Member, member, registerDevice } from '../devices/device-client.ts';
 
 export { expectError, expectOk } from '../devices/device-client.ts';
 
 /** Two tenants, each with a store and an admin; A also has a manager and a staff member. */
 export async function incidentCloud(backend: 'sqlite' | 'pg') {
-  const cloud = await createTestCloud(backend, { config: { rateLimit: false } });
-  const a = await seedTenant(cloud.services, 'alpha');
-  const b = await seedTenant(cloud.services, 'bravo');
+  const { cloud, a, b } = await twoTenantCloud(backend);
   return {
     cloud,
     a,

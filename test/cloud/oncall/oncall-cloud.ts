@@ -1,8 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { bearer, createTestCloud, loginTokens, seedTenant, type TestCloud } from '../../support/cloud.ts';
+import { bearer, signedInUser, type TestCloud, twoTenantCloud } from '../../support/cloud.ts';
 
-const PASSWORD = 'correct-horse-battery';
 /** Tests run at a fixed instant: Thursday of the week New York springs forward (2026-03-08). */
 export const NOW = '2026-03-05T12:00:00.000Z';
 
@@ -20,17 +19,14 @@ const caller =
     });
 
 async function member(cloud: TestCloud, tenantId: string, email: string, roles: string[]) {
-  await cloud.services.tenancy.addUser(tenantId, { email, password: PASSWORD, roles });
-  const tokens = await loginTokens(cloud.app, { email, password: PASSWORD });
-  return { call: caller(cloud, tokens.access_token), userId: tokens.user.id };
+  const user = await signedInUser(cloud, tenantId, email, roles);
+  return { call: caller(cloud, user.token), userId: user.id };
 }
 
 /** Two tenants: A with an admin, a manager and a staff member; B with an admin. */
 export async function oncallCloud(backend: 'sqlite' | 'pg') {
-  const cloud = await createTestCloud(backend, { config: { rateLimit: false } });
+  const { cloud, a, b } = await twoTenantCloud(backend);
   cloud.clock.set(NOW);
-  const a = await seedTenant(cloud.services, 'alpha');
-  const b = await seedTenant(cloud.services, 'bravo');
   return {
     cloud,
     a,

@@ -376,6 +376,49 @@ describe.each(backends)('auto-remediation (%s)', (backend) => {
     }
   });
 
+  it('closes an execution a stopped process left running as timed_out, and never runs it again', async () => {
+    let release: (() => void) | undefined;
+    let runs = 0;
+    t.cloud.services.remediation.executors.register('scale_up', {
+      ...scaler(replicas),
+      execute: async () => {
+        runs += 1;
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        return { success: true };
+      },
+    });
+    try {
+      expectOk(
+        await t.operatorA.call('PUT', '/api/internal/cockpit/agents/settings', { timeout_seconds: 600 }),
+      );
+      const alertId = await alertOn('development');
+      const answer = remediate({ alert_id: alertId, action: 'scale_up', parameters: { replicas: 3 } });
+      await expect.poll(() => runs).toBe(1);
+      const { remediation } = t.cloud.services;
+      const [running] = (await remediation.list(t.a.tenant.id, { alertId }, { limit: 5 })).items;
+      expect(running).toMatchObject({ status: 'executing' });
+
+      // Still within the longest time-out an operator can set: it may be running elsewhere.
+      t.cloud.clock.advance(9 * 60_000);
+      expect(await remediation.recoverInterrupted()).toBe(0);
+      t.cloud.clock.advance(3 * 60_000);
+      expect(await remediation.recoverInterrupted()).toBe(1);
+      const closed = await remediation.get(t.a.tenant.id, running!.id);
+      expect(closed).toMatchObject({ status: 'timed_out', result: { success: false } });
+      expect(closed.result!.error).toContain('stopped while this action ran');
+      expect(await remediation.recoverInterrupted()).toBe(0);
+
+      // The executor answering late does not overturn the record.
+      release!();
+      expect(expectOk(await answer)).toMatchObject({ id: running!.id, status: 'timed_out' });
+      expect(runs).toBe(1);
+    } finally {
+      t.cloud.services.remediation.executors.register('scale_up', scaler(replicas));
+    }
+  });
+
   it('a retry with the same Idempotency-Key answers the same record and runs once', async () => {
     const alertId = await alertOn('development');
     const before = fleet.answered.length;
