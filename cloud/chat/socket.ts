@@ -201,15 +201,18 @@ export function createChatSocket(deps: SocketDeps) {
   }
 
   /**
-   * Pings every socket; drops the ones that missed the last pong and the ones whose token expired.
+   * Pings every socket; drops the ones that missed the last pong, the ones whose token expired and
+   * the ones whose session ended (logout, revocation: within one heartbeat, not at token expiry).
    * Slices of BEAT_SLICE sockets a short rest apart: ten thousand pings at once come back as ten
    * thousand pongs in one turn of the event loop, which held the messages in flight up to a second.
+   * A slice's session checks share one read (the session store batches a turn's lookups).
    */
   async function beat() {
     const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
     const sockets = [...wss.clients];
     for (let first = 0; first < sockets.length; first += BEAT_SLICE) {
       if (first > 0) await new Promise((resolve) => setTimeout(resolve, BEAT_REST_MS));
+      const pinged: Array<[WebSocket, AccessClaims]> = [];
       for (const socket of sockets.slice(first, first + BEAT_SLICE)) {
         if (socket.readyState !== socket.OPEN) continue;
         if (alive.get(socket) === false) {
@@ -223,7 +226,15 @@ export function createChatSocket(deps: SocketDeps) {
         }
         alive.set(socket, false);
         socket.ping();
+        if (claims) pinged.push([socket, claims]);
       }
+      await Promise.all(
+        pinged.map(async ([socket, claims]) => {
+          const session = await deps.sessions.activeState(claims.session_id).catch(() => 'unknown' as const);
+          if (session === undefined && socket.readyState === socket.OPEN)
+            socket.close(CLOSE_UNAUTHORIZED, 'session ended');
+        }),
+      );
     }
   }
 

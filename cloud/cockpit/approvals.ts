@@ -125,7 +125,11 @@ export function createApprovals(deps: {
   }
 
   return {
-    /** Queues an item in the caller's transaction (or the store's db); announced on the console feed. */
+    /**
+     * Queues an item. On the store's db it is announced on the console feed at once; in the
+     * caller's transaction the caller calls `announce` after the commit, so the console never shows
+     * an item that a rollback took back.
+     */
     async submit(trx: Db, tenantId: string, request: ApprovalRequest): Promise<Approval> {
       const at = deps.clock.now().toISOString();
       const payload = JSON.stringify(request.payload);
@@ -151,8 +155,13 @@ export function createApprovals(deps: {
       };
       await store.insertApproval(trx, row);
       const approval = toApproval(row);
-      feed.publish(tenantId, { type: 'approval.created', approval });
+      if (!trx.isTransaction) feed.publish(tenantId, { type: 'approval.created', approval });
       return approval;
+    },
+
+    /** Announces an item submitted in a transaction, once that transaction committed. */
+    announce(tenantId: string, approval: Approval) {
+      feed.publish(tenantId, { type: 'approval.created', approval });
     },
 
     /** Called after each decision on an item of `kind` (approve, modify, reject and escalate alike). */

@@ -232,7 +232,7 @@ export function createRemediationService(deps: RemediationDeps) {
   }
 
   async function submitForApproval(row: RemediationRow, alert: RemediationAlert) {
-    return db.transaction().execute(async (trx: Db) => {
+    const { pending, approval } = await db.transaction().execute(async (trx: Db) => {
       const pending = { ...row, status: 'pending_approval' as RemediationStatus };
       await store.insertRemediation(trx, pending);
       const approval = await deps.cockpit.approvals.submit(trx, row.tenant_id, {
@@ -250,8 +250,10 @@ export function createRemediationService(deps: RemediationDeps) {
         requested_by: row.requested_by,
       });
       await store.transition(trx, row.tenant_id, row.id, ['pending_approval'], { approval_id: approval.id });
-      return { ...pending, approval_id: approval.id };
+      return { pending, approval };
     });
+    deps.cockpit.approvals.announce(row.tenant_id, approval);
+    return { ...pending, approval_id: approval.id };
   }
 
   /**

@@ -72,6 +72,24 @@ describe.each(backends)('the chat WebSocket on %s', (backend) => {
     expect((await ws.closedWith()).code).toBe(4401);
   });
 
+  it('closes an open connection with 4401 at the next heartbeat once its session ended', async () => {
+    const eve = await c.user(c.a.tenant.id, 'logout-at-heartbeat@alpha.test');
+    const ws = await as(eve);
+    await c.cloud.services.chat.heartbeat();
+    await sleep(100); // its pong
+    expect(ws.closed).toBeUndefined();
+    const logout = await c.cloud.app.inject({
+      method: 'POST',
+      url: '/v1/auth/logout',
+      headers: { authorization: `Bearer ${eve.token}` },
+    });
+    expect(logout.statusCode, logout.body).toBeLessThan(300);
+    await c.cloud.services.chat.heartbeat();
+    const closed = await ws.closedWith();
+    expect(closed.code).toBe(4401);
+    expect(closed.reason).toBe('session ended');
+  });
+
   it('closes with 4408 a connection that does not authenticate in time', async () => {
     const ws = client();
     await ws.opened;

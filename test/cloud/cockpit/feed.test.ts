@@ -77,9 +77,25 @@ describe.each(backends)('console feed WebSocket (%s)', (backend) => {
       user_id: t.operatorA.id,
     });
     await submit(t.b.tenant.id, 'not yours');
+    // An item submitted in a transaction that rolls back is never announced; one that commits is,
+    // when its submitter announces it after the commit.
+    const { approvals } = t.cloud.services.cockpit;
+    await t.cloud.store.db
+      .transaction()
+      .execute(async (trx) => {
+        await approvals.submit(trx, t.a.tenant.id, {
+          kind: 'refund',
+          summary: 'rolled back',
+          payload: { amount: 1 },
+          requested_by: 'support_agent',
+        });
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
     const mine = await submit(t.a.tenant.id, 'yours');
     const created = await client.next('approval.created');
     expect(created).toMatchObject({ approval: { id: mine.id, summary: 'yours', status: 'pending' } });
+    expect(client.frames.some((frame) => JSON.stringify(frame).includes('rolled back'))).toBe(false);
     // What notify's console channel publishes reaches the console as it is.
     t.cloud.services.cockpit.feed.publish(t.b.tenant.id, { type: 'alert', title: 'B only' });
     t.cloud.services.cockpit.feed.publish(t.a.tenant.id, {
