@@ -70,6 +70,8 @@ export async function startCloud(
       // issue 10: background work
       for (const module of [services.notify, services.alerting, services.aiops, services.chat])
         await module.close();
+      services.remediation.close();
+      await services.relay.close();
       await redis?.quit();
       await store.close();
     },

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { Clock } from '../shared/clock.ts';
 import { AppError } from '../shared/http/errors.ts';
@@ -26,6 +27,7 @@ import { createIncidentService } from './incidents/index.ts';
 import { createNotifyService } from './notify/index.ts';
 import { createOncallService } from './oncall/index.ts';
 import { createLedgerService, createPnlService } from './pnl/index.ts';
+import { createRelay } from './relay.ts';
 import { createRemediationService } from './remediation/index.ts';
 import { createSyncService, type SyncService } from './sync/service.ts';
 import { createTenancyService } from './tenancy/service.ts';
@@ -37,6 +39,10 @@ export interface CloudDeps {
   store: Store;
   clock: Clock;
   newId: IdGenerator;
+  /** With several replicas, what one holds in memory reaches the others through it (cloud/relay.ts). */
+  redis?: Redis | undefined;
+  /** Replicas relay to each other within one namespace (tests keep theirs apart). */
+  relayNamespace?: string | undefined;
   throttle?: ThrottlePolicies;
   log?: Logger;
   /** Tests stage DNS answers for the webhook sender. */
@@ -81,6 +87,11 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     throttle: deps.throttle,
   });
   const log = deps.log ?? pino({ level: config.logLevel });
+  const relay = createRelay({
+    redis: deps.redis,
+    log: log.child({ module: 'relay' }),
+    namespace: deps.relayNamespace,
+  });
   const webhooks = createWebhooks({
     store,
     events,
@@ -168,7 +179,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     newId,
     log: log.child({ module: 'cockpit' }),
     options: config.cockpit,
-    feed: createConsoleFeed(),
+    feed: createConsoleFeed(relay),
     tokens: identity.tokens,
     sessions: identity.sessions,
   });
@@ -227,6 +238,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     tokens: identity.tokens,
     sessions: identity.sessions,
     tenancy,
+    relay,
   });
   // issue 10: incident flow
   const incidentFlow = linkAlertIncidents({
@@ -264,6 +276,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     billing,
     pnl,
     pnlLedger,
+    relay,
   };
 }
 

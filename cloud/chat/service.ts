@@ -10,6 +10,7 @@ import type { IdGenerator } from '../../shared/ids.ts';
 import type { Store } from '../db/index.ts';
 import type { SessionService } from '../identity/sessions.ts';
 import type { TokenService } from '../identity/tokens.ts';
+import type { Relay } from '../relay.ts';
 import type { TenancyService } from '../tenancy/service.ts';
 import { createChannels } from './channels.ts';
 import type { ChatConfig } from './config.ts';
@@ -30,6 +31,8 @@ export interface ChatDeps {
   tokens: TokenService;
   sessions: SessionService;
   tenancy: TenancyService;
+  /** Carries frames to the sockets other cloud replicas hold (cloud/relay.ts). */
+  relay?: Relay;
 }
 
 export interface IncidentChannelRequest {
@@ -40,6 +43,8 @@ export interface IncidentChannelRequest {
 }
 
 const SWEEP_BATCH = 1000;
+/** A frame for the members of a channel (or, without one, the whole tenant), held by any replica. */
+const RELAY_TOPIC = 'chat.frame';
 const DAY_MS = 86_400_000;
 
 export function createChatService(deps: ChatDeps) {
@@ -65,12 +70,30 @@ export function createChatService(deps: ChatDeps) {
     if (!options.flags.enabled) throw errors.chatDisabled();
   };
 
-  /** Sends the frame to every open connection of the channel's members; the count of connections. */
-  async function deliver(tenantId: string, channelId: string, message: ChatMessage) {
-    const members = await store.memberIds(db, tenantId, channelId);
-    const frame = JSON.stringify({ type: 'message', channel_id: channelId, message });
-    return hub.sendToUsers(tenantId, members, frame);
+  /** This replica's connections of the channel's members (or of the tenant); their count. */
+  async function sendHere(tenantId: string, channelId: string | null, data: string) {
+    if (channelId === null) return hub.sendToTenant(tenantId, data);
+    return hub.sendToUsers(tenantId, await store.memberIds(db, tenantId, channelId), data);
   }
+
+  /** To every replica's connections: here at once, the others through the relay. */
+  async function sendEverywhere(tenantId: string, channelId: string | null, data: string) {
+    deps.relay?.publish(RELAY_TOPIC, { tenantId, channelId, data });
+    return sendHere(tenantId, channelId, data);
+  }
+
+  deps.relay?.on(RELAY_TOPIC, async (payload) => {
+    const { tenantId, channelId, data } = payload as {
+      tenantId: string;
+      channelId: string | null;
+      data: string;
+    };
+    await sendHere(tenantId, channelId, data);
+  });
+
+  /** Sends the frame to every open connection of the channel's members; the count here. */
+  const deliver = (tenantId: string, channelId: string, message: ChatMessage) =>
+    sendEverywhere(tenantId, channelId, JSON.stringify({ type: 'message', channel_id: channelId, message }));
 
   async function insert(channel: ChatChannelRow, row: ChatMessageRow, joinAuthor: boolean) {
     await db.transaction().execute(async (trx) => {
@@ -261,8 +284,7 @@ export function createChatService(deps: ChatDeps) {
             : typeof frame.incident_id === 'string'
               ? await store.channelByIncident(db, tenantId, frame.incident_id)
               : undefined;
-        if (!channel) return hub.sendToTenant(tenantId, data);
-        return hub.sendToUsers(tenantId, await store.memberIds(db, tenantId, channel.id), data);
+        return await sendEverywhere(tenantId, channel?.id ?? null, data);
       } catch (error) {
         log.error({ err: error, tenant_id: tenantId }, 'chat: broadcasting an incident failed');
         return 0;

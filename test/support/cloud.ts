@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
 import { buildApp } from '../../cloud/app.ts';
 import { type CloudConfig, loadCloudConfig } from '../../cloud/config.ts';
 import type { ThrottlePolicies } from '../../cloud/identity/throttle.ts';
@@ -20,9 +21,15 @@ export interface TestCloud {
 /** A real gateway on a fresh store; argon2 runs with light parameters so suites stay fast. */
 export async function createTestCloud(
   backend: 'sqlite' | 'pg' = 'sqlite',
-  options: { config?: Partial<CloudConfig>; throttle?: ThrottlePolicies } = {},
+  options: {
+    config?: Partial<CloudConfig>;
+    throttle?: ThrottlePolicies;
+    /** A second replica: the first one's store (left open on close) and a Redis for the relay. */
+    replicaOf?: { store: TestStore; redis: Redis; relayNamespace: string };
+  } = {},
 ): Promise<TestCloud> {
-  const store = await openTestStore(backend);
+  const replica = options.replicaOf;
+  const store = replica?.store ?? (await openTestStore(backend));
   const clock = createManualClock(new Date());
   const config: CloudConfig = {
     ...loadCloudConfig({}),
@@ -31,7 +38,14 @@ export async function createTestCloud(
     hashing: { memoryCost: 1024, timeCost: 1 },
     ...options.config,
   };
-  const deps = { store, clock, newId, throttle: options.throttle };
+  const deps = {
+    store,
+    clock,
+    newId,
+    throttle: options.throttle,
+    redis: replica?.redis,
+    relayNamespace: replica?.relayNamespace,
+  };
   const services = createCloudServices(config, deps);
   const app = await buildApp(config, { ...deps, services });
   return {
@@ -46,7 +60,9 @@ export async function createTestCloud(
       // issue 10: background work started by a test
       for (const module of [services.notify, services.alerting, services.aiops, services.chat])
         await module.close();
-      await store.destroy();
+      services.remediation.close();
+      await services.relay.close();
+      if (!replica) await store.destroy();
     },
   };
 }
