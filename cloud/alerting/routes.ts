@@ -4,6 +4,7 @@ import { Envelope, envelope, errorResponses } from '../../shared/http/envelope.t
 import { requireAuth } from '../gateway/auth.ts';
 import { INCIDENT_ROLES } from '../incidents/index.ts';
 import { settingsRoutes } from './routes-settings.ts';
+import { voiceRoutes } from './routes-voice.ts';
 import * as schemas from './schemas.ts';
 import type { AlertingService } from './service.ts';
 
@@ -121,4 +122,5 @@ export async function alertingRoutes(app: FastifyInstance, { alerting }: { alert
   );
 
   await settingsRoutes(app, { settings: alerting.settings });
+  await voiceRoutes(app, { keypress: alerting.voiceKeypress });
 }

@@ -16,6 +16,7 @@ import { createAlertSettings } from './settings.ts';
 import { type AlertPatch, alert, alerts, openAlert, startedBetween, steps, transition } from './store.ts';
 import type { AlertRow, AlertStatus } from './tables.ts';
 import { type AlertView, toAlert } from './views.ts';
+import { createVoiceMenu, type VoiceKey } from './voice.ts';
 
 export type Alert = AlertView;
 
@@ -126,7 +127,7 @@ export function createAlertingService(deps: AlertingDeps) {
     throw current ? invalidTransition(current.status, action) : alertNotFound();
   }
 
-  return {
+  const service = {
     /** `created` is false when the ingest was folded into the open alert of its fingerprint. */
     async ingest(tenantId: string, input: IngestBody) {
       const result = await engine.ingest(tenantId, input);
@@ -193,6 +194,23 @@ export function createAlertingService(deps: AlertingDeps) {
     resolve: (tenantId: string, id: string, by: string, note?: string) =>
       move(tenantId, id, 'resolve', by, note ?? null),
 
+    /** The voice menu's key press (voice.ts). */
+    voiceKeypress: (id: string, token: string, key: VoiceKey) => voiceMenu(id, token, key),
+
+    /**
+     * Escalates now instead of at the next time-out (a responder pressed 2 on the voice call): the
+     * alert's pending steps fall due at once and the worker runs them as it would have. False when
+     * nothing is left to escalate to, or the alert is not firing.
+     */
+    async escalateNow(tenantId: string, id: string) {
+      const row = await alert(db, tenantId, id);
+      if (!row) throw alertNotFound();
+      if (row.status !== 'firing') return false;
+      const moved = await steps.bringForward(db, tenantId, id, deps.clock.now().toISOString());
+      if (moved > 0) await worker.runDue();
+      return moved > 0;
+    },
+
     /** The escalation steps of an alert, done and pending (tests, debugging). */
     steps: (tenantId: string, alertId: string) => steps.ofAlert(db, tenantId, alertId),
 
@@ -222,6 +240,8 @@ export function createAlertingService(deps: AlertingDeps) {
       await settled();
     },
   };
+  const voiceMenu = createVoiceMenu({ notify: deps.notify, alerting: service });
+  return service;
 }
 
 export type AlertingService = ReturnType<typeof createAlertingService>;

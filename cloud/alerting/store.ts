@@ -180,6 +180,19 @@ export const steps = {
     return Number(claimed.numUpdatedRows) === 1;
   },
 
+  /** Brings the alert's pending steps forward to `now` (an escalation asked for); how many moved. */
+  async bringForward(db: Db, tenantId: string, alertId: string, now: string) {
+    const moved = await db
+      .updateTable('alert_escalation_steps')
+      .set({ due_at: now })
+      .where('tenant_id', '=', tenantId)
+      .where('alert_id', '=', alertId)
+      .where('done_at', 'is', null)
+      .where('due_at', '>', now)
+      .executeTakeFirst();
+    return Number(moved.numUpdatedRows);
+  },
+
   setOutcome: (db: Db, tenantId: string, id: string, outcome: string) =>
     db
       .updateTable('alert_escalation_steps')

@@ -27,6 +27,13 @@ export interface NotifyConfig {
   providerAccount: string | undefined;
   providerToken: string | undefined;
   smsFrom: string | undefined;
+  /**
+   * Where the voice provider posts the key a responder pressed (this cloud's public base URL:
+   * NOTIFY_VOICE_CALLBACK_URL, else CLOUD_PUBLIC_URL), and the secret its per-call token is
+   * derived from (NOTIFY_CALLBACK_SECRET). Without both, calls offer no working menu.
+   */
+  voiceCallbackBase: string | undefined;
+  callbackSecret: string | undefined;
   /** Team-chat webhooks to loopback and private addresses: tests and local development only. */
   allowPrivateUrls: boolean;
 }
@@ -49,6 +56,8 @@ export const NOTIFY_VARIABLES = [
   'NOTIFY_PROVIDER_ACCOUNT',
   'NOTIFY_PROVIDER_TOKEN',
   'NOTIFY_SMS_FROM',
+  'NOTIFY_VOICE_CALLBACK_URL',
+  'NOTIFY_CALLBACK_SECRET',
   'NOTIFY_ALLOW_PRIVATE_URLS',
 ] as const;
 
@@ -69,8 +78,22 @@ export const DEFAULT_NOTIFY_CONFIG: NotifyConfig = {
   providerAccount: undefined,
   providerToken: undefined,
   smsFrom: undefined,
+  voiceCallbackBase: undefined,
+  callbackSecret: undefined,
   allowPrivateUrls: false,
 };
+
+const MIN_SECRET_LENGTH = 32;
+
+function secret(env: Env, name: string) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < MIN_SECRET_LENGTH)
+    throw new ConfigError(
+      `${name} must be at least ${MIN_SECRET_LENGTH} characters (it signs callback tokens)`,
+    );
+  return raw;
+}
 
 function url(env: Env, name: string, protocols: readonly string[]) {
   const raw = env[name];
@@ -127,6 +150,10 @@ export function loadNotifyConfig(env: Env): NotifyConfig {
     providerAccount: env.NOTIFY_PROVIDER_ACCOUNT || undefined,
     providerToken: env.NOTIFY_PROVIDER_TOKEN || undefined,
     smsFrom: env.NOTIFY_SMS_FROM || undefined,
+    voiceCallbackBase: (
+      url(env, 'NOTIFY_VOICE_CALLBACK_URL', HTTP) ?? url(env, 'CLOUD_PUBLIC_URL', HTTP)
+    )?.replace(/\/+$/, ''),
+    callbackSecret: secret(env, 'NOTIFY_CALLBACK_SECRET'),
     allowPrivateUrls: flag(env, 'NOTIFY_ALLOW_PRIVATE_URLS', d.allowPrivateUrls),
   };
 }

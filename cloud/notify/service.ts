@@ -4,6 +4,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { ConsoleFeed } from '../cockpit/feed.ts';
 import type { Db, Store } from '../db/index.ts';
+import type { Person } from '../oncall/index.ts';
 import { checkWebhookUrl } from '../webhooks/address-guard.ts';
 import { createChannelRegistry } from './channels/registry.ts';
 import type { NotifyConfig } from './config.ts';
@@ -13,6 +14,7 @@ import * as notifyStore from './store.ts';
 import type { NotificationRow } from './tables.ts';
 import { NOTIFICATION_CHANNELS, type NotificationRequest } from './types.ts';
 import { DEFAULT_SETTINGS, toNotification, toSettings } from './views.ts';
+import { validCallbackToken } from './voice-callback.ts';
 import { createNotifyWorker } from './worker.ts';
 
 export interface NotifyDeps {
@@ -122,6 +124,21 @@ export function createNotifyService(deps: NotifyDeps) {
       });
       const items = await withAttempts(tenantId, rows.slice(0, page.limit));
       return { items, nextCursor: rows.length > page.limit ? (items.at(-1)?.id ?? null) : null };
+    },
+    /**
+     * The voice call a key press answers, once its token checks out: undefined for a bad token, an
+     * unknown id or a notification that is not a call (the route answers all three alike).
+     */
+    async voiceCall(id: string, token: string) {
+      if (!options.callbackSecret || !validCallbackToken(options.callbackSecret, id, token)) return undefined;
+      const row = await notifyStore.voiceCall(store.db, id);
+      if (!row) return undefined;
+      return {
+        tenantId: row.tenant_id,
+        alertId: row.alert_id,
+        recipient: row.recipient ? (JSON.parse(row.recipient) as Person) : null,
+        text: row.text,
+      };
     },
     async get(tenantId: string, id: string) {
       const row = await notifyStore.notification(store.db, tenantId, id);

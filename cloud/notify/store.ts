@@ -145,6 +145,18 @@ export const notification = (db: Db, tenantId: string, id: string) =>
     .where('id', '=', id)
     .executeTakeFirst();
 
+/**
+ * A voice call's notification by id alone: the provider's callback carries no tenant, only the id
+ * and a token bound to it (voice-callback.ts), checked before this is read.
+ */
+export const voiceCall = (db: Db, id: string) =>
+  db
+    .selectFrom('notifications')
+    .selectAll()
+    .where('id', '=', id)
+    .where('channel', '=', 'voice')
+    .executeTakeFirst();
+
 /** Newest first; `before` is the last id of the previous page (ids are time-ordered). */
 export const notifications = (
   db: Db,

@@ -20,7 +20,13 @@ export function createChannelRegistry(
 ): ChannelRegistry {
   const provider = { account: config.providerAccount, token: config.providerToken, fetch: deps.fetch };
   return {
-    voice: createVoiceChannel({ ...provider, url: config.voiceUrl, from: config.smsFrom }),
+    voice: createVoiceChannel({
+      ...provider,
+      url: config.voiceUrl,
+      from: config.smsFrom,
+      callbackBase: config.voiceCallbackBase,
+      callbackSecret: config.callbackSecret,
+    }),
     sms: createSmsChannel({ ...provider, url: config.smsUrl, from: config.smsFrom }),
     email: createEmailChannel({
       smtpUrl: config.smtpUrl,

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { CloudConfig } from '../../../cloud/config.ts';
 import { createTestCloud, seedTenant } from '../../support/cloud.ts';
 import { caller, expectOk, type Member, member } from '../devices/device-client.ts';
 
@@ -11,8 +12,8 @@ const anyMethod = (m: Member) =>
   m.call as unknown as (method: Method, path: string, payload?: unknown) => ReturnType<Member['call']>;
 
 /** Two tenants, each with an admin; A also has a manager and a staff member. No worker runs: tests call runDue. */
-export async function alertingCloud(backend: 'sqlite' | 'pg') {
-  const cloud = await createTestCloud(backend, { config: { rateLimit: false } });
+export async function alertingCloud(backend: 'sqlite' | 'pg', config: Partial<CloudConfig> = {}) {
+  const cloud = await createTestCloud(backend, { config: { rateLimit: false, ...config } });
   const a = await seedTenant(cloud.services, 'alpha');
   const b = await seedTenant(cloud.services, 'bravo');
   const adminA = await member(cloud, a.tenant.id, 'admin@alpha.test', ['tenant_admin']);

@@ -26,6 +26,8 @@ describe('notify configuration', () => {
       NOTIFY_PROVIDER_TOKEN: 'tok',
       NOTIFY_SMS_FROM: '+15550000',
       NOTIFY_ALLOW_PRIVATE_URLS: 'true',
+      CLOUD_PUBLIC_URL: 'https://cloud.example.com/',
+      NOTIFY_CALLBACK_SECRET: 's'.repeat(32),
     }).notify;
     expect(notify).toMatchObject({
       runWorker: false,
@@ -34,7 +36,15 @@ describe('notify configuration', () => {
       voiceUrl: 'https://voice.example.com/v1/calls',
       providerAccount: 'AC1',
       allowPrivateUrls: true,
+      voiceCallbackBase: 'https://cloud.example.com',
+      callbackSecret: 's'.repeat(32),
     });
+    expect(
+      loadCloudConfig({
+        CLOUD_PUBLIC_URL: 'https://cloud.example.com',
+        NOTIFY_VOICE_CALLBACK_URL: 'https://hooks.example.com/',
+      }).notify.voiceCallbackBase,
+    ).toBe('https://hooks.example.com');
   });
 
   it('refuses values it cannot use, naming the variable and hiding credentials', () => {
@@ -54,5 +64,6 @@ describe('notify configuration', () => {
     expect(refused({ NOTIFY_WORKER: 'yes' })).toMatch(/^NOTIFY_WORKER/);
     expect(refused({ NOTIFY_EMAIL_FROM: 'nobody' })).toMatch(/^NOTIFY_EMAIL_FROM/);
     expect(refused({ NOTIFY_SEND_TIMEOUT_MS: '5000', NOTIFY_LEASE_MS: '5000' })).toMatch(/^NOTIFY_LEASE_MS/);
+    expect(refused({ NOTIFY_CALLBACK_SECRET: 'short' })).toMatch(/^NOTIFY_CALLBACK_SECRET must be at least 32/);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ConsoleFrame } from '../../../cloud/cockpit/feed.ts';
+import { callbackToken } from '../../../cloud/notify/voice-callback.ts';
 import { backends } from '../../support/stores.ts';
 import {
   createProviderSink,
@@ -32,6 +33,8 @@ describe.each(backends)('notification delivery on %s', (backend) => {
       providerAccount: 'AC123',
       providerToken: 'secret-token',
       smsFrom: '+15555550000',
+      voiceCallbackBase: 'https://cloud.example.test',
+      callbackSecret: 'voice-callback-secret-of-at-least-32-characters',
       retryBaseMs: 1000,
       sendTimeoutMs: 400,
       leaseMs: 2000,
@@ -131,6 +134,11 @@ describe.each(backends)('notification delivery on %s', (backend) => {
       '[P1 critical] checkout: Payments failing at every register. Press 1 to acknowledge. Press 2 to escalate. Press 3 to hear the details.',
     );
     expect(voice.gather).toEqual({ digits: { '1': 'acknowledge', '2': 'escalate', '3': 'details' } });
+    // Where the provider posts the key pressed, with the call's own token.
+    expect(voice.callback).toEqual({
+      url: `https://cloud.example.test/api/v1/alerting/voice/${ids[1]}/keypress`,
+      token: callbackToken('voice-callback-secret-of-at-least-32-characters', ids[1]!),
+    });
     expect(byPath['/push']!.body).toMatchObject({
       token: 'push-token-dana',
       title: '[P2 high] checkout: Payments failing at every register',
