@@ -64,6 +64,8 @@ describe('notify configuration', () => {
     expect(refused({ NOTIFY_WORKER: 'yes' })).toMatch(/^NOTIFY_WORKER/);
     expect(refused({ NOTIFY_EMAIL_FROM: 'nobody' })).toMatch(/^NOTIFY_EMAIL_FROM/);
     expect(refused({ NOTIFY_SEND_TIMEOUT_MS: '5000', NOTIFY_LEASE_MS: '5000' })).toMatch(/^NOTIFY_LEASE_MS/);
-    expect(refused({ NOTIFY_CALLBACK_SECRET: 'short' })).toMatch(/^NOTIFY_CALLBACK_SECRET must be at least 32/);
+    expect(refused({ NOTIFY_CALLBACK_SECRET: 'short' })).toMatch(
+      /^NOTIFY_CALLBACK_SECRET must be at least 32/,
+    );
   });
 });
