@@ -94,6 +94,9 @@ describe('gateway rate limits by tenant tier', () => {
         services: createCloudServices(first.config, deps),
       });
       cleanups.push(() => app.close());
+      // Ready before the first request: a replica compiling its routes mid-burst took over a second,
+      // and the bucket's Redis key (its TTL in real time, its arithmetic on the test's clock) lapsed.
+      await app.ready();
       replicas.push(app);
     }
     const { access_token } = await loginTokens(replicas[0]!, {
