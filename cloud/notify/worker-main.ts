@@ -1,9 +1,11 @@
 /**
  * The notification worker on its own (`node --import tsx cloud/notify/worker-main.ts`), for
  * deployments that send apart from the gateway (run the gateway with NOTIFY_WORKER=false then).
- * Any number can run against one store: claims are leased. Console notifications reach only the
- * console WebSockets of the process that sends them, so a gateway should keep that channel.
+ * Any number can run against one store: claims are leased. Console notifications reach the
+ * gateways' console WebSockets through the relay when REDIS_URL is set (cloud/relay.ts); without
+ * Redis they stay in this process, so a gateway should keep that channel then.
  */
+import { Redis } from 'ioredis';
 import pino from 'pino';
 import { systemClock } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
@@ -11,6 +13,7 @@ import { stopOnSignal } from '../../shared/process/stop-on-signal.ts';
 import { createConsoleFeed } from '../cockpit/feed.ts';
 import { type CloudConfig, ConfigError, loadCloudConfig } from '../config.ts';
 import { openStore } from '../db/index.ts';
+import { createRelay } from '../relay.ts';
 import { createNotifyService } from './service.ts';
 
 export async function startNotifyWorker(config: CloudConfig, log = pino({ level: config.logLevel })) {
@@ -19,18 +22,22 @@ export async function startNotifyWorker(config: CloudConfig, log = pino({ level:
     databaseUrl: config.databaseUrl,
     schema: config.databaseSchema,
   });
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
+  const relay = createRelay({ redis, log: log.child({ module: 'relay' }) });
   const notify = createNotifyService({
     store,
     clock: systemClock,
     newId,
     log: log.child({ module: 'notify' }),
     options: { ...config.notify, runWorker: true },
-    consoleFeed: createConsoleFeed(),
+    consoleFeed: createConsoleFeed(relay),
   });
   notify.start();
   return {
     async stop() {
       await notify.close();
+      await relay.close();
+      await redis?.quit();
       await store.close();
     },
   };
