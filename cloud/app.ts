@@ -19,6 +19,7 @@ import { oncallRoutes } from './oncall/index.ts';
 import { pnlRoutes } from './pnl/index.ts';
 import { remediationRoutes } from './remediation/index.ts';
 import { type CloudDeps, type CloudServices, createCloudServices } from './services.ts';
+import { ssoRoutes } from './sso/index.ts';
 import { syncRoutes } from './sync/routes.ts';
 import { platformRoutes } from './tenancy/index.ts';
 import type { Tier } from './tenancy/tables.ts';
@@ -95,6 +96,7 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
 
   await app.register(wellKnownRoutes, { identity: services.identity });
   await app.register(identityRoutes, { prefix: '/v1/auth', identity: services.identity });
+  await app.register(ssoRoutes, { prefix: '/v1/auth', flow: services.sso.flow, publicUrl: config.publicUrl });
   await app.register(platformRoutes, { prefix: '/v1/platform', services });
   await app.register(syncRoutes, { prefix: '/v1/sync', sync: services.sync });
   const webhookOptions = {
@@ -120,27 +122,19 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
     publicUrl: config.publicUrl,
     maxBytes: config.visionModels.maxBytes,
   });
-  // issue 10: notify
   await app.register(notifyRoutes, { prefix: '/api/v1/alerting', notify: services.notify });
-  // issue 10: oncall
   await app.register(oncallRoutes, { prefix: '/api/v1/oncall', oncall: services.oncall });
-  // issue 10: alerting
   await app.register(alertingRoutes, { prefix: '/api/v1', alerting: services.alerting });
-  // issue 10: aiops
   await app.register(aiopsRoutes, { prefix: '/api/v1/alerting/aiops', aiops: services.aiops });
-  // issue 10: remediation
   await app.register(remediationRoutes, {
     prefix: '/api/v1/alerting/aiops',
     remediation: services.remediation,
   });
-  // issue 10: cockpit
   await app.register(cockpitRoutes, { prefix: '/api/internal/cockpit', cockpit: services.cockpit });
   services.cockpit.attach(app.server);
   app.addHook('preClose', async () => services.cockpit.close());
-  // issue 10: chat
   await app.register(chatRoutes, { prefix: '/api/v1/chat', chat: services.chat });
   services.chat.attach(app.server);
-  // issue 10: incident flow
   await app.register(incidentApiRoutes, { prefix: '/api/v1/incidents', incidents: services.incidents });
   app.addHook('onReady', async () => services.incidentFlow.start());
   app.addHook('onClose', async () => services.incidentFlow.close());

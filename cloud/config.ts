@@ -5,7 +5,6 @@ import { CHAT_VARIABLES, type ChatConfig, loadChatConfig } from './chat/config.t
 import { COCKPIT_VARIABLES, type CockpitConfig, loadCockpitConfig } from './cockpit/config.ts';
 import { type Env, flag, integer, oneOf } from './config-env.ts';
 import { ConfigError } from './config-error.ts';
-
 import { isPostgresUrl } from './db/index.ts';
 import { DEFAULT_DEVICE_OPTIONS, type DeviceOptions } from './devices/index.ts';
 import type { FleetConfig } from './fleet/index.ts';
@@ -15,6 +14,7 @@ import {
   loadIncidentFlowConfig,
 } from './incidents/config.ts';
 import { loadNotifyConfig, NOTIFY_VARIABLES, type NotifyConfig } from './notify/config.ts';
+import { loadSsoConfig, SSO_VARIABLES, type SsoConfig } from './sso/config.ts';
 import { TIERS, type Tier } from './tenancy/tables.ts';
 import { DEFAULT_VISION_MODEL_OPTIONS, type VisionModelOptions } from './vision/models/index.ts';
 import { DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from './webhooks/service.ts';
@@ -47,18 +47,13 @@ export interface CloudConfig {
   visionModels: VisionModelOptions;
   /** Where billing forwards pause and resume; unset: the cloud's own tenancy, in process. */
   platformServiceUrl: string | undefined;
-  // issue 10: notify
   notify: NotifyConfig;
-  // issue 10: alerting
   alerting: AlertingConfig;
-  // issue 10: aiops
   aiops: AiopsConfig;
-  // issue 10: cockpit
   cockpit: CockpitConfig;
-  // issue 10: chat
   chat: ChatConfig;
-  // issue 10: incident flow
   incidentFlow: IncidentFlowConfig;
+  sso: SsoConfig;
 }
 
 export { ConfigError };
@@ -99,17 +94,12 @@ export const CLOUD_VARIABLES = [
   'CLOUD_PUBLIC_URL',
   'CLOUD_VISION_MODEL_MAX_MB',
   'PLATFORM_SERVICE_URL',
-  // issue 10: notify
   ...NOTIFY_VARIABLES,
-  // issue 10: alerting
   ...ALERTING_VARIABLES,
-  // issue 10: aiops
   ...AIOPS_VARIABLES,
-  // issue 10: cockpit
   ...COCKPIT_VARIABLES,
-  // issue 10: chat
   ...CHAT_VARIABLES,
-  // issue 10: incident flow
+  ...SSO_VARIABLES,
   ...INCIDENT_FLOW_VARIABLES,
 ] as const;
 
@@ -260,17 +250,12 @@ export function loadCloudConfig(env: Env): CloudConfig {
       (v) => URL.canParse(v) && /^https?:\/\//.test(v),
       'an http:// or https:// URL',
     ),
-    // issue 10: notify
     notify: loadNotifyConfig(env),
-    // issue 10: alerting
     alerting: loadAlertingConfig(env),
-    // issue 10: aiops
     aiops: loadAiopsConfig(env),
-    // issue 10: cockpit
     cockpit: loadCockpitConfig(env),
-    // issue 10: chat
     chat: loadChatConfig(env),
-    // issue 10: incident flow
+    sso: loadSsoConfig(env),
     incidentFlow: loadIncidentFlowConfig(env),
     devices: {
       // 825 days is the longest any TLS client still accepts for a leaf certificate.

@@ -41,7 +41,6 @@ export async function startCloud(
   keyTimer.unref();
   await options.beforeListen?.(services);
   if (config.webhooks.runWorker) services.webhooks.worker.start();
-  // issue 10: background work (each module's start() decides from its own config)
   for (const module of [
     services.notify,
     services.alerting,
@@ -67,7 +66,6 @@ export async function startCloud(
       await app.close();
       await fleet?.close();
       await services.webhooks.close();
-      // issue 10: background work
       for (const module of [services.notify, services.alerting, services.aiops, services.chat])
         await module.close();
       services.remediation.close();

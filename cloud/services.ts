@@ -29,6 +29,7 @@ import { createOncallService } from './oncall/index.ts';
 import { createLedgerService, createPnlService } from './pnl/index.ts';
 import { createRelay } from './relay.ts';
 import { createRemediationService } from './remediation/index.ts';
+import { createSso, createSsoPolicies, createSsoStore } from './sso/index.ts';
 import { createSyncService, type SyncService } from './sync/service.ts';
 import { createTenancyService } from './tenancy/service.ts';
 import { createVisionService } from './vision/index.ts';
@@ -75,9 +76,11 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
       (await tenancy.getLocation(tenantId, locationId).catch(() => undefined)) !== undefined,
     options: config.sync,
   });
+  const ssoPolicies = createSsoPolicies({ store: createSsoStore(store.db), clock });
   const identity = createIdentity({
     store,
     tenancy,
+    signInAllowed: ssoPolicies.signInAllowed,
     audit,
     hasher,
     clock,
@@ -172,7 +175,6 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
           return tenant?.status === 'active';
         }),
   });
-  // issue 10: cockpit
   const cockpit = createCockpitService({
     store,
     clock,
@@ -183,7 +185,6 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     tokens: identity.tokens,
     sessions: identity.sessions,
   });
-  // issue 10: notify
   const notify = createNotifyService({
     store,
     clock,
@@ -192,9 +193,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     options: config.notify,
     consoleFeed: cockpit.feed,
   });
-  // issue 10: oncall
   const oncall = createOncallService({ store, clock, newId });
-  // issue 10: alerting
   const alerting = createAlertingService({
     store,
     events,
@@ -206,7 +205,6 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     oncall,
   });
   linkEdgeAlerts(events, alerting, log.child({ module: 'edge-alerts' }));
-  // issue 10: aiops
   const aiops = createAiopsService({
     store,
     clock,
@@ -217,7 +215,6 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     incidentAlert: (tenantId, incidentId) => incidents.alertOf(tenantId, incidentId),
   });
   linkAiopsMetrics(sync, aiops);
-  // issue 10: remediation
   const remediation = createRemediationService({
     store,
     clock,
@@ -228,7 +225,6 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     cockpit,
     devices,
   });
-  // issue 10: chat
   const chat = createChatService({
     store,
     clock,
@@ -240,7 +236,6 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     tenancy,
     relay,
   });
-  // issue 10: incident flow
   const incidentFlow = linkAlertIncidents({
     alerting,
     chat,
@@ -254,7 +249,20 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     },
   });
   alerting.onChanged(incidentFlow.alertChanged);
+  const sso = createSso({
+    store,
+    policies: ssoPolicies,
+    tenancy,
+    login: identity.login,
+    audit,
+    clock,
+    newId,
+    log,
+    config: config.sso,
+    publicUrl: config.publicUrl,
+  });
   return {
+    sso,
     incidentFlow,
     cockpit,
     notify,

@@ -10,6 +10,7 @@ import type { IdentityTables } from '../identity/tables.ts';
 import type { IncidentTables } from '../incidents/tables.ts';
 import type { NotifyTables } from '../notify/tables.ts';
 import type { OncallTables } from '../oncall/tables.ts';
+import type { SsoTables } from '../sso/tables.ts';
 import type { SyncTables } from '../sync/tables.ts';
 import type { TenancyTables } from '../tenancy/tables.ts';
 import type { VisionModelTables } from '../vision/models/tables.ts';
@@ -28,10 +29,10 @@ export type Database = TenancyTables &
   VisionTables &
   VisionModelTables &
   BillingTables &
-  // issue 10: each module's tables
   NotifyTables &
   OncallTables &
   AlertingTables &
   AiopsTables &
   CockpitTables &
-  ChatTables;
+  ChatTables &
+  SsoTables;

@@ -21,6 +21,11 @@ export const locationUnknown = () =>
   new InvalidRequestError('The request is invalid', [
     { field: 'body.location_id', message: 'is not a location of this tenant' },
   ]);
+export const ssoRequired = () =>
+  new ForbiddenError(
+    'This tenant requires single sign-on; sign in with its identity provider',
+    'SSO_REQUIRED',
+  );
 export const pinNotSet = () => invalidCredentials();
 
 export const sessionEnded = () =>

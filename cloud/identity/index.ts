@@ -9,7 +9,7 @@ import type { AuditLog } from '../audit/index.ts';
 import type { Store } from '../db/index.ts';
 import type { TenancyService } from '../tenancy/service.ts';
 import { createKeyRing } from './keys.ts';
-import { createLoginService } from './login.ts';
+import { createLoginService, type LoginDeps } from './login.ts';
 import { createMfaService } from './mfa.ts';
 import type { SecretHasher } from './secrets.ts';
 import { createSessionService } from './sessions.ts';
@@ -30,6 +30,7 @@ export interface IdentityOptions {
   keyRotationSeconds: number;
   throttle?: ThrottlePolicies;
   issuer?: string;
+  signInAllowed?: LoginDeps['signInAllowed'];
 }
 
 export function createIdentity(options: IdentityOptions) {
@@ -62,6 +63,7 @@ export function createIdentity(options: IdentityOptions) {
     audit,
     clock,
     newId,
+    signInAllowed: options.signInAllowed,
   });
   const mfa = createMfaService({
     store: identityStore,

@@ -24,10 +24,12 @@ export interface LoginDeps {
   audit: AuditLog;
   clock: Clock;
   newId: IdGenerator;
+  /** A tenant may require single sign-on: then a password (or social login) is refused, save for its break-glass roles. */
+  signInAllowed?: (tenantId: string, roles: string[], method: AuthMethod) => Promise<boolean>;
 }
 
 export interface Credentials {
-  method: Exclude<AuthMethod, 'session'>;
+  method: 'password' | 'pin';
   identifier: string;
   secret: string;
   tenantSlug?: string | undefined;
@@ -92,7 +94,10 @@ export function createLoginService(deps: LoginDeps) {
   }
 
   /** Which tenant the login is for: named, implied by the location, or the only one the user has. */
-  async function resolveTenant(user: UserRow, credentials: Credentials) {
+  async function resolveTenant(
+    user: UserRow,
+    credentials: { tenantSlug?: string | undefined; locationId?: string | undefined },
+  ) {
     const memberships = await tenancy.membershipsOf(user.id);
     let candidates = memberships;
     if (credentials.tenantSlug !== undefined)
@@ -111,6 +116,11 @@ export function createLoginService(deps: LoginDeps) {
     if (tenant.status !== 'active') throw errors.tenantSuspended();
     if (user.status !== 'active' || membership.status !== 'active') throw errors.accountDisabled();
     return { tenantId: membership.tenant_id, roles: JSON.parse(membership.roles) as string[] };
+  }
+
+  async function checkPolicy(tenantId: string, roles: string[], method: AuthMethod) {
+    if (deps.signInAllowed && !(await deps.signInAllowed(tenantId, roles, method)))
+      throw errors.ssoRequired();
   }
 
   async function openChallenge(user: UserRow, tenantId: string, context: ChallengeContext) {
@@ -189,6 +199,7 @@ export function createLoginService(deps: LoginDeps) {
     async login(credentials: Credentials) {
       const user = await checkSecret(credentials);
       const { tenantId, roles } = await resolveTenant(user, credentials);
+      await checkPolicy(tenantId, roles, credentials.method);
       if (
         credentials.locationId !== undefined &&
         !(await tenancy.findLocation(tenantId, credentials.locationId))
@@ -200,6 +211,22 @@ export function createLoginService(deps: LoginDeps) {
         locationId: credentials.locationId ?? null,
         client: credentials.client,
       };
+      return (await openChallenge(user, tenantId, context)) ?? succeed(user, tenantId, roles, context, false);
+    },
+
+    /**
+     * A sign-in an identity provider vouched for (SSO or social login): the same tenant rules and
+     * MFA challenge as a password, without the secret.
+     */
+    async external(
+      user: UserRow,
+      target: { tenantSlug?: string | undefined },
+      method: 'sso' | 'oauth',
+      client: ClientContext,
+    ) {
+      const { tenantId, roles } = await resolveTenant(user, target);
+      await checkPolicy(tenantId, roles, method);
+      const context = { method, locationId: null, client };
       return (await openChallenge(user, tenantId, context)) ?? succeed(user, tenantId, roles, context, false);
     },
 

@@ -94,7 +94,10 @@ export const SessionSchema = Type.Object({
   user_id: Type.String(),
   tenant_id: Type.String(),
   status: Type.Union([Type.Literal('active'), Type.Literal('ended'), Type.Literal('revoked')]),
-  auth_method: Type.String({ description: 'password, pin or session (created from another session)' }),
+  auth_method: Type.String({
+    description:
+      'password, pin, sso (a tenant identity provider), oauth (social login) or session (created from another session)',
+  }),
   mfa_verified: Type.Boolean(),
   location_id: Nullable(Type.String()),
   device: Type.Object({

@@ -1,5 +1,6 @@
 export type SessionStatus = 'active' | 'ended' | 'revoked';
-export type AuthMethod = 'password' | 'pin' | 'session';
+/** `sso`: a tenant's identity provider; `oauth`: the platform's social login. */
+export type AuthMethod = 'password' | 'pin' | 'session' | 'sso' | 'oauth';
 
 export interface SessionRow {
   id: string;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { CloudServices } from '../services.ts';
+import { ssoAdminRoutes } from '../sso/index.ts';
 import { structureRoutes } from './routes-structure.ts';
 import { userRoutes } from './routes-users.ts';
 
@@ -19,4 +20,5 @@ export async function platformRoutes(app: FastifyInstance, { services }: { servi
   });
   await app.register(structureRoutes, { services });
   await app.register(userRoutes, { services });
+  await app.register(ssoAdminRoutes, { prefix: '/sso', sso: services.sso });
 }

@@ -445,6 +445,7 @@ export function createTenancyService({
       return normalized.includes('@') ? db.userByEmail(normalized) : db.userByUsername(normalized);
     },
     membershipsOf: (userId: string) => db.membershipsOfUser(userId),
+    accountById: (userId: string) => db.userById(userId),
   };
 }
 

@@ -18,6 +18,7 @@ import * as aiops from './0016-aiops.ts';
 import * as cockpit from './0017-cockpit.ts';
 import * as chat from './0018-chat.ts';
 import * as incidentFlow from './0019-incident-flow.ts';
+import * as sso from './0020-sso.ts';
 
 /** Applied in name order; never edit one that has shipped, add the next. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0017-cockpit': cockpit,
   '0018-chat': chat,
   '0019-incident-flow': incidentFlow,
+  '0020-sso': sso,
 };
