@@ -124,6 +124,16 @@ describe.each(backends)('OpenID Connect sign-in on %s', (backend) => {
     expectError(await c.anonymous('POST', '/v1/auth/sso/callback', back), 401, 'SSO_STATE_INVALID');
   });
 
+  it('refuses a sign-in that took longer than SSO_LOGIN_TTL_SECONDS', async () => {
+    const back = await signInAt('grace-sub');
+    c.cloud.clock.advance(601_000);
+    try {
+      expectError(await c.anonymous('POST', '/v1/auth/sso/callback', back), 401, 'SSO_STATE_INVALID');
+    } finally {
+      c.cloud.clock.advance(-601_000);
+    }
+  });
+
   it('refuses a code presented with another sign-in’s state (its PKCE verifier does not match)', async () => {
     const mine = await signInAt('grace-sub');
     const other = (await init()).json().data;
