@@ -23,6 +23,7 @@ export const ENTRIES = {
   appliance: 'appliance/main.ts',
   cloud: 'cloud/main.ts',
   'webhook-worker': 'cloud/webhook-worker.ts',
+  edge: 'cloud/edge/main.ts',
   // The appliance's detection runs in worker threads, which load this file beside its bundle.
   'vision-detect-worker': 'appliance/vision/detect/worker.ts',
 } as const;

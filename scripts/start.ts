@@ -9,6 +9,8 @@ import { loadApplianceConfig } from '../appliance/config.ts';
 import { enrolIfNeeded, readIdentity } from '../appliance/identity/index.ts';
 import { type RunningAppliance, type StartOptions, startAppliance } from '../appliance/main.ts';
 import { type CloudConfig, ConfigError, loadCloudConfig } from '../cloud/config.ts';
+import { loadEdgeConfig } from '../cloud/edge/config.ts';
+import { startEdge } from '../cloud/edge/index.ts';
 import { startCloud } from '../cloud/main.ts';
 import type { CloudServices } from '../cloud/services.ts';
 import { deviceTopic } from '../shared/mqtt/topics.ts';
@@ -190,6 +192,37 @@ function banner(url: string, chosenPort: string) {
   ].join('\n');
 }
 
+/**
+ * The edge router in front of the gateway, as production runs it: tenants by host name under
+ * `localhost` (curl and browsers resolve `*.localhost` to this machine), /static/* from the data dir.
+ */
+async function startDemoEdge(gatewayUrl: string, config: CloudConfig) {
+  const { port, fellBack } = await choosePort(8000, config.host, process.env.EDGE_PORT !== undefined);
+  const edge = await startEdge(
+    loadEdgeConfig({
+      LOG_LEVEL: 'warn',
+      SERVICE_DOMAIN: 'localhost',
+      DATA_DIR: config.dataDir,
+      ...process.env,
+      EDGE_HOST: config.host,
+      EDGE_PORT: process.env.EDGE_PORT ?? String(port),
+      GATEWAY_URL: gatewayUrl,
+    }),
+  );
+  return { edge, fellBack };
+}
+
+function edgeBanner(port: number, fellBack: boolean) {
+  const url = `http://${DEMO.tenant.slug}.localhost:${port}`;
+  const note = fellBack ? `   (port 8000 was taken; chose ${port})` : '';
+  return [
+    `Edge router     ${url}${note}   (tenant "${DEMO.tenant.slug}" from the host name; /api/v1/* and WebSockets to the gateway)`,
+    `  curl -s ${url}/api/v1/chat/config -H "authorization: Bearer <access_token>"`,
+    `  curl -sI ${url}/static/<key>   (objects under ./data/static)`,
+    '',
+  ].join('\n');
+}
+
 function applianceBanner(
   url: string,
   note: string,
@@ -255,10 +288,13 @@ async function main() {
   );
   const storeUrl = `http://${config.host}:${store.appliance.port}`;
   const storeNote = store.fellBack ? `   (port 8090 was taken; chose ${store.appliance.port})` : '';
+  const { edge, fellBack: edgeFellBack } = await startDemoEdge(url, config);
   process.stdout.write(banner(url, note));
+  process.stdout.write(edgeBanner(edge.port, edgeFellBack));
   process.stdout.write(applianceBanner(storeUrl, storeNote, store.appliance, store.fleetUrl));
   stopOnSignal(
     async () => {
+      await edge.stop();
       await store.appliance.stop();
       await cloud.stop();
     },

@@ -19,6 +19,7 @@ import { runKioskBench, summarizeKiosk } from './kiosk.ts';
 import { summarizeMqtt } from './mqtt/report.ts';
 import { runMqttBench } from './mqtt.ts';
 import { runPnlBench, summarizePnl } from './pnl.ts';
+import { runRouterBench, summarizeRouter } from './router.ts';
 import type { Backend } from './sync/observe.ts';
 import { summarizeSync } from './sync/report.ts';
 import { runSyncBench, SYNC_BACKENDS } from './sync.ts';
@@ -118,6 +119,18 @@ const BENCHMARKS: Record<string, Benchmark> = {
     async run(options) {
       const report = await runChatBench({ quick: options.quick });
       return { report, summary: summarizeChat(report), ok: report.valid };
+    },
+  },
+  router: {
+    description:
+      'edge router in front of the gateway (own processes, compiled) against the gateway alone and a bare proxy: rate, latency, added p50',
+    async run(options) {
+      // The runner's default of 50 connections saturates two cores many times over: 16 unless asked.
+      const explicit = process.argv.some(
+        (arg) => arg === '--connections' || arg.startsWith('--connections='),
+      );
+      const report = await runRouterBench({ ...options, connections: explicit ? options.connections : 16 });
+      return { report, summary: summarizeRouter(report), ok: report.valid };
     },
   },
   kiosk: {

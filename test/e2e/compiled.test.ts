@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { get, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -33,6 +34,7 @@ describe('the compiled appliance and cloud', () => {
       'dist/appliance.mjs',
       'dist/cloud.mjs',
       'dist/webhook-worker.mjs',
+      'dist/edge.mjs',
       'dist/vision-detect-worker.mjs',
     ]);
 
@@ -58,10 +60,37 @@ describe('the compiled appliance and cloud', () => {
       { compiled: true, nodeArgs: APPLIANCE_NODE_FLAGS },
     );
     running.push(appliance);
-    for (const port of [cloud.port, appliance.port]) {
+    const edge = await startProcess(
+      'dist/edge.mjs',
+      {
+        GATEWAY_URL: `http://127.0.0.1:${cloud.port}`,
+        EDGE_PORT: '0',
+        SERVICE_DOMAIN: 'localhost',
+        LOG_LEVEL: 'info',
+      },
+      /edge listening/,
+      { compiled: true },
+    );
+    running.push(edge);
+    for (const port of [cloud.port, appliance.port, edge.port]) {
       const health = await fetch(`http://127.0.0.1:${port}/health`);
       expect(health.status).toBe(200);
     }
+    // Through the router to the gateway: a tenant host, and the gateway's own 401 back.
+    const routed = await new Promise<IncomingMessage>((resolve, reject) =>
+      get(
+        {
+          port: edge.port,
+          host: '127.0.0.1',
+          path: '/api/v1/chat/config',
+          headers: { host: 'demo.localhost' },
+        },
+        resolve,
+      ).on('error', reject),
+    );
+    routed.resume();
+    expect(routed.statusCode).toBe(401);
+    expect(routed.headers['x-frame-options']).toBe('DENY');
     const docs = (await (await fetch(`http://127.0.0.1:${appliance.port}/docs/json`)).json()) as {
       openapi: string;
     };

@@ -14,6 +14,10 @@ export interface LoadOptions {
   duration: number;
   /** Called once per connection, e.g. to give each its own request body. */
   setupClient?: (client: { setBody(body: string): void }) => void;
+  /** Called before each request, e.g. to give each its own header. */
+  requests?: Array<{
+    setupRequest(request: { headers: Record<string, string> }): { headers: Record<string, string> };
+  }>;
 }
 export interface LoadResult {
   requests: { mean: number; total: number };
