@@ -20,6 +20,7 @@ import { createFeedSocket } from './socket.ts';
 export type { ApprovalRequest, Decision, DecisionEvent, DecisionListener } from './approvals.ts';
 export { type ConsoleFeed, type ConsoleFrame, createConsoleFeed } from './feed.ts';
 export { cockpitRoutes } from './routes.ts';
+export { FEED_PATH } from './socket.ts';
 export type { AgentSettings, Approval } from './views.ts';
 
 export interface CockpitDeps {
