@@ -50,9 +50,10 @@ export async function openTestStore(backend: 'sqlite' | 'pg'): Promise<TestStore
 }
 
 // Kysely's migrator reads the catalog of every schema; when a neighbouring test file drops its
-// schema at that moment, PostgreSQL reports the vanished relation (42P01) or schema (3F000).
+// schema at that moment, PostgreSQL reports the vanished relation (42P01), schema (3F000) or, from
+// pg_get_serial_sequence in a parallel worker, column (42703).
 // A deployment has one schema that nobody drops, so only tests need to try again.
-const VANISHED_IN_CATALOG = new Set(['42P01', '3F000']);
+const VANISHED_IN_CATALOG = new Set(['42P01', '3F000', '42703']);
 
 async function openPostgresStore(schema: string, attempts = 3): Promise<Store> {
   try {
