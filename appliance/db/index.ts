@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
+import { refuseNonFiniteNumbers } from './finite-numbers.ts';
 import { type ApplianceMigration, migrations as allMigrations } from './migrations/index.ts';
 
 export type ApplianceDatabase = Database.Database;
@@ -16,6 +17,7 @@ export function openApplianceDb(
   const file = join(dataDir, 'appliance.sqlite');
   mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
+  refuseNonFiniteNumbers(db);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');

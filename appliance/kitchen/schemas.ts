@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { Counter } from '../../shared/http/numbers.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
 const Timestamp = Type.String({ format: 'date-time' });
@@ -59,6 +60,6 @@ export const BoardTicketSchema = Type.Composite([
 export const FeedQuerySchema = Type.Object({
   access_token: Type.String({ minLength: 1 }),
   /** Resume: also send the events after this sequence number that are already committed. */
-  after: Type.Optional(Type.Integer({ minimum: 0 })),
+  after: Type.Optional(Counter()),
 });
 export type FeedQuery = Static<typeof FeedQuerySchema>;

@@ -1,9 +1,10 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { MinorUnits } from '../../shared/http/numbers.ts';
 import { MENU_LIMITS } from './service.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
 const Timestamp = Type.String({ format: 'date-time' });
-const PriceMinor = Type.Integer({ minimum: 0, description: 'minor currency units: 349 is 3.49' });
+const PriceMinor = MinorUnits({ description: 'minor currency units: 349 is 3.49' });
 
 export const CategorySchema = Type.Object({
   id: Uuid,

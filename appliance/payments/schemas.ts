@@ -1,9 +1,14 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { CurrencyUnits, MAX_CURRENCY_UNITS } from '../../shared/http/numbers.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
 const Timestamp = Type.String({ format: 'date-time' });
 const Money = Type.Number();
-const Amount = Type.Number({ exclusiveMinimum: 0, description: 'currency units, at most 2 decimals' });
+const Amount = Type.Number({
+  exclusiveMinimum: 0,
+  maximum: MAX_CURRENCY_UNITS,
+  description: 'currency units, at most 2 decimals',
+});
 const Text = Type.String({ minLength: 1, maxLength: 200 });
 const Method = Type.Union([Type.Literal('card'), Type.Literal('cash')]);
 
@@ -11,7 +16,7 @@ export const NewPaymentSchema = Type.Object(
   {
     method: Method,
     amount: Amount,
-    tip: Type.Optional(Type.Number({ minimum: 0, description: 'currency units, at most 2 decimals' })),
+    tip: Type.Optional(CurrencyUnits({ description: 'currency units, at most 2 decimals' })),
     outcome: Type.Optional(Type.Union([Type.Literal('approved'), Type.Literal('declined')])),
     failure_reason: Type.Optional(Text),
     capture: Type.Optional(Type.Boolean()),

@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { MAX_METRIC_VALUE } from '../../shared/http/numbers.ts';
 import { MAX_SERVICES } from './graph.ts';
 import { INSIGHT_TYPES } from './tables.ts';
 
@@ -30,7 +31,7 @@ export const MetricSampleSchema = Type.Object(
       ...Timestamp,
       description: 'when it was measured; at most 5 minutes ahead, within the baseline window',
     },
-    value: Type.Number(),
+    value: Type.Number({ minimum: -MAX_METRIC_VALUE, maximum: MAX_METRIC_VALUE }),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { createErrorHandler } from '../../shared/http/error-handler.ts';
+import { CODES_BY_STATUS, createErrorHandler } from '../../shared/http/error-handler.ts';
 import { AppError } from '../../shared/http/errors.ts';
 
 /** Billing's error codes, rendered `{ error: <code>, message }` (spec 2). */
@@ -54,7 +54,11 @@ function toBillingError(error: FastifyError | AppError): AppError {
     return new AppError(status, code, error.message, { headers: error.headers, cause: error.cause });
   }
   if (status > 400 && status < 500)
-    return new AppError(status, CODES[status] ?? 'invalid_request', error.message);
+    return new AppError(
+      status,
+      CODES[status] ?? CODES_BY_STATUS[status]?.toLowerCase() ?? 'invalid_request',
+      error.message,
+    );
   return new AppError(500, 'internal_error', 'An unexpected error occurred', { cause: error });
 }
 

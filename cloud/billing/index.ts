@@ -4,6 +4,7 @@
  * `{ error, message }`. Owns the billing_* tables; pause and resume go to the platform service.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { useErrorArea } from '../../shared/http/areas.ts';
 import type { Role } from '../../shared/roles.ts';
 import { billingErrorHandler, missingTenant } from './errors.ts';
 import { catalogRoutes } from './routes-catalog.ts';
@@ -25,10 +26,7 @@ export const BILLING_ROLES: readonly Role[] = [
 ];
 
 export async function billingRoutes(app: FastifyInstance, { billing }: { billing: BillingService }) {
-  app.setErrorHandler(billingErrorHandler);
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({ error: 'not_found', message: `No route for ${request.method} ${request.url}` });
-  });
+  useErrorArea(app, 'billing', billingErrorHandler);
   const authenticate = app.authenticate(BILLING_ROLES);
   // A token that verifies but names no tenant cannot be scoped: refused before anything else.
   app.addHook('onRequest', async function guard(this: FastifyInstance, request: FastifyRequest, reply) {

@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { MAX_MINOR_UNITS } from '../../shared/http/numbers.ts';
 import { ISO_4217_CODES } from './currencies.ts';
 import { ADDON_TYPES, DISCOUNT_DURATIONS, DISCOUNT_TYPES, SUBSCRIPTION_STATUSES } from './tables.ts';
 
@@ -13,7 +14,8 @@ export const Currency = Type.Unsafe<string>({
   enum: [...ISO_4217_CODES],
   description: 'ISO 4217 code: three upper-case letters of an existing currency',
 });
-export const Cents = (minimum: number) => Type.Integer({ minimum, maximum: Number.MAX_SAFE_INTEGER });
+/** Money in cents, up to the bound every amount of the product shares. */
+export const Cents = (minimum: number) => Type.Integer({ minimum, maximum: MAX_MINOR_UNITS });
 export const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 100 });
 export const strict = { additionalProperties: false } as const;
 

@@ -3,6 +3,7 @@ import { type CompiledQuery, Kysely, Migrator, sql } from 'kysely';
 import type { KeyLookup } from './dialect/key-lookup.ts';
 import * as pgDialect from './dialect/pg.ts';
 import * as sqliteDialect from './dialect/sqlite.ts';
+import { refusingNonFiniteNumbers } from './finite-numbers.ts';
 import { migrations } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 
@@ -62,7 +63,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const backend = usePostgres
     ? pgDialect.createPostgres(options.databaseUrl!, options.schema)
     : sqliteDialect.createSqlite(options.file ?? join(options.dataDir, 'cloud.sqlite'));
-  const db = new Kysely<Database>({ dialect: backend.dialect });
+  const db = new Kysely<Database>({ dialect: refusingNonFiniteNumbers(backend.dialect) });
   try {
     await migrateToLatest(db, usePostgres ? options.schema : undefined);
   } catch (error) {

@@ -6,6 +6,7 @@
  * under /api/v1/pnl/ledger. Owns the pnl_* tables.
  */
 import type { FastifyInstance } from 'fastify';
+import { useErrorArea } from '../../shared/http/areas.ts';
 import { pnlErrorHandler } from './errors.ts';
 import type { LedgerService } from './ledger.ts';
 import { pnlReportRoutes } from './routes.ts';
@@ -27,7 +28,7 @@ export { createPnlService, type PnlService } from './service.ts';
 
 /** /api/v1/pnl: the reports, the catalogs and the ledger, every error as `{ detail }`. */
 export async function pnlRoutes(app: FastifyInstance, options: { pnl: PnlService; ledger: LedgerService }) {
-  app.setErrorHandler(pnlErrorHandler);
+  useErrorArea(app, 'pnl', pnlErrorHandler);
   await app.register(pnlReportRoutes, { pnl: options.pnl });
   await app.register(pnlLedgerRoutes, { prefix: '/ledger', ledger: options.ledger });
 }

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { pnlSuccess } from '../../shared/http/envelope.ts';
+import { assertNoNul } from '../../shared/http/validation.ts';
 import { PNL_READER_ROLES, PNL_WRITER_ROLES, pnlGuard, tenantOf } from './access.ts';
 import type { LedgerService } from './ledger.ts';
 import * as s from './schemas.ts';
@@ -21,7 +22,14 @@ export async function pnlLedgerRoutes(app: FastifyInstance, { ledger }: { ledger
   app.addContentTypeParser(
     'text/csv',
     { parseAs: 'string', bodyLimit: 5 * 1024 * 1024 },
-    (_request, body, done) => done(null, body),
+    (_request, body, done) => {
+      try {
+        assertNoNul(body as string);
+      } catch (error) {
+        return done(error as Error);
+      }
+      done(null, body);
+    },
   );
 
   r.post(

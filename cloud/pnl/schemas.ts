@@ -1,4 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
+import { CurrencyUnits, MAX_CURRENCY_UNITS } from '../../shared/http/numbers.ts';
 import { BLOCK_FIELDS, SECTION_TYPES, SUMMARY_FIELDS } from './figures.ts';
 import { CLASSIFICATION_KINDS, COST_CLASSES, EXPENSE_CATEGORIES } from './tables.ts';
 
@@ -187,7 +188,7 @@ export const ExpenseBodySchema = Type.Object(
     ),
     expense_date: Day('Day of the expense'),
     category: literals(EXPENSE_CATEGORIES),
-    amount: Type.Number({ minimum: 0, description: 'Currency units, at most 2 decimals' }),
+    amount: CurrencyUnits({ description: 'Currency units, at most 2 decimals' }),
     description: Type.Optional(Type.String({ maxLength: 1000 })),
   },
   { additionalProperties: false },
@@ -216,10 +217,18 @@ export const ExpenseQuerySchema = Type.Object(
 export const IdParamsSchema = Type.Object({ id: Type.String() });
 export const ImportSchema = Type.Object({ imported: Type.Integer() });
 
+/** An hourly wage beyond this is a typing mistake, not a wage. */
+const MAX_HOURLY_RATE = 100_000;
+/** Stored in millionths: the largest unit cost whose millionths stay exact. */
+const MAX_UNIT_COST = 1_000_000;
+
 export const WageRateBodySchema = Type.Object(
   {
-    staff_id: Type.String({ description: 'A member of the tenant (the user id punches carry)' }),
-    hourly_rate: Type.Number({ minimum: 0, description: 'Currency units per hour' }),
+    staff_id: Type.String({
+      format: 'uuid',
+      description: 'A member of the tenant (the user id punches carry)',
+    }),
+    hourly_rate: CurrencyUnits({ maximum: MAX_HOURLY_RATE, description: 'Currency units per hour' }),
     effective_from: Day('First day the rate applies'),
   },
   { additionalProperties: false },
@@ -240,8 +249,8 @@ export const WageRateQuerySchema = Type.Object(
 export const ItemParamsSchema = Type.Object({ inventory_item_id: Type.String() });
 export const ItemCostBodySchema = Type.Object(
   {
-    unit_cost: Type.Number({
-      minimum: 0,
+    unit_cost: CurrencyUnits({
+      maximum: MAX_UNIT_COST,
       description: 'Currency per one unit of the stock item, at most 6 decimals',
     }),
   },
@@ -276,7 +285,9 @@ export const BudgetBodySchema = Type.Object(
     brand_id: Type.Optional(Type.String()),
     location_id: Type.Optional(Type.String()),
     month: Type.String({ description: 'YYYY-MM' }),
-    amounts: Type.Record(Type.String(), Type.Number(), { description: 'Metric name → currency units' }),
+    amounts: Type.Record(Type.String(), CurrencyUnits({ minimum: -MAX_CURRENCY_UNITS }), {
+      description: 'Metric name → currency units',
+    }),
   },
   { additionalProperties: false },
 );

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authStatus, Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
+import { assertNoNul } from '../../shared/http/validation.ts';
 import { LoginResultSchema } from '../identity/schemas.ts';
 import type { ClientContext } from '../identity/sessions.ts';
 import type { SignInFlow } from './flow.ts';
@@ -39,7 +40,15 @@ export async function ssoRoutes(
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES },
-    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    (_request, body, done) => {
+      const fields = Object.fromEntries(new URLSearchParams(body as string));
+      try {
+        for (const value of Object.values(fields)) assertNoNul(value);
+      } catch (error) {
+        return done(error as Error);
+      }
+      done(null, fields);
+    },
   );
 
   r.get(

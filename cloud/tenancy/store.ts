@@ -35,9 +35,11 @@ export function createTenancyStore(db: Db, prepareRead: PrepareRead = kyselyRead
       )
       .compile(),
   );
+  // A pair as one key that no id can break apart, whatever characters a caller's id holds.
+  const memberKey = (tenantId: string, userId: string) => JSON.stringify([tenantId, userId]);
   const memberByKey = createBatchLoader({
-    load: (keys) => readMembers(keys.map((key) => key.split(' '))),
-    keyOf: (row: MemberRow) => `${row.tenant_id} ${row.id}`,
+    load: (keys) => readMembers(keys.map((key) => JSON.parse(key) as [string, string])),
+    keyOf: (row: MemberRow) => memberKey(row.tenant_id, row.id),
   });
   return {
     insertTenant: (row: TenantRow) => db.insertInto('tenants').values(row).execute(),
@@ -148,7 +150,7 @@ export function createTenancyStore(db: Db, prepareRead: PrepareRead = kyselyRead
         .select(['memberships.tenant_id', 'memberships.roles', 'memberships.status', 'tenants.slug'])
         .where('memberships.user_id', '=', userId)
         .execute(),
-    member: (tenantId: string, userId: string) => memberByKey(`${tenantId} ${userId}`),
+    member: (tenantId: string, userId: string) => memberByKey(memberKey(tenantId, userId)),
     allMembers: (tenantId: string) =>
       memberQuery(db).where('memberships.tenant_id', '=', tenantId).orderBy('users.id').execute() as Promise<
         MemberRow[]

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { PageNumber } from '../../shared/http/numbers.ts';
 
 /** Deliveries, their log and statistics, as both interfaces report them. */
 const Timestamp = Type.String({ format: 'date-time' });
@@ -16,7 +17,7 @@ export const DeliveryQuerySchema = Type.Object(
     event: Type.Optional(Type.String({ maxLength: 100 })),
     start_date: Type.Optional(Timestamp),
     end_date: Type.Optional(Timestamp),
-    page: Type.Integer({ minimum: 1, default: 1 }),
+    page: PageNumber(),
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
   },
   { additionalProperties: false },

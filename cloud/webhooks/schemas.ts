@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { PageNumber } from '../../shared/http/numbers.ts';
 
 export * from './schemas-deliveries.ts';
 
@@ -227,7 +228,7 @@ export const AdminListSchema = Type.Object({
 
 export const PageQuerySchema = Type.Object(
   {
-    page: Type.Integer({ minimum: 1, default: 1 }),
+    page: PageNumber(),
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
   },
   { additionalProperties: false },

@@ -1,13 +1,15 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
+import { areaOf, initialErrorAreas } from './areas.ts';
 import { Envelope, envelope } from './envelope.ts';
-import { createErrorHandler } from './error-handler.ts';
+import { AppError, InvalidRequestError } from './errors.ts';
 import { metricsPlugin } from './metrics.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
+import { jsonTextProblem, MAX_JSON_DEPTH, unboundedNumbers } from './validation.ts';
 
 export type HealthCheck = () => Promise<void>;
 
@@ -36,13 +38,54 @@ async function runChecks(checks: Record<string, HealthCheck>) {
   return results;
 }
 
+const REQUEST_PARTS = ['body', 'querystring', 'params', 'headers'] as const;
+
+/** A route whose request may carry a number without a finite range is a bug: it does not start. */
+function refuseUnboundedNumbers(route: { method: string | string[]; url: string; schema?: unknown }) {
+  const schema = (route.schema ?? {}) as Record<string, unknown>;
+  const unbounded = REQUEST_PARTS.flatMap((part) =>
+    unboundedNumbers(schema[part]).map((path) => `${part}${path.replace(/\//g, '.')}`),
+  );
+  if (unbounded.length > 0)
+    throw new Error(
+      `${route.method} ${route.url}: every number a request carries needs a finite minimum and maximum; missing on ${unbounded.join(', ')}`,
+    );
+}
+
+/**
+ * JSON bodies parsed as Fastify does (prototype poisoning refused), nested at most MAX_JSON_DEPTH
+ * deep, and without U+0000 in a string.
+ */
+type JsonParser = (
+  request: FastifyRequest,
+  body: string,
+  done: (error: Error | null, body?: unknown) => void,
+) => void;
+
+function boundedJsonParser(app: FastifyInstance): JsonParser {
+  const parse = app.getDefaultJsonParser('error', 'error') as JsonParser;
+  return (request, body, done) => {
+    const problem = jsonTextProblem(body, MAX_JSON_DEPTH);
+    if (problem === 'too deep')
+      return done(new InvalidRequestError(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`));
+    if (problem === 'nul')
+      return done(new InvalidRequestError(`A string of the JSON body holds U+0000, which no field accepts`));
+    parse(request, body, done);
+  };
+}
+
 /**
  * The HTTP conventions both processes share: request ids, the general error envelope, 404s in the
- * envelope, OpenAPI at /openapi.json with docs at /docs, /health and /metrics.
- * Register it first, before any module, so every route is documented and measured.
+ * envelope of their area, bounded JSON bodies, a finite range for every number a route accepts,
+ * OpenAPI at /openapi.json with docs at /docs, /health and /metrics.
+ * Register it first, before any module, so every route is documented, measured and checked.
  */
 export const conventionsPlugin = fp(
   async function conventions(app: FastifyInstance, opts: ConventionsOptions) {
+    app.decorate('errorAreas', initialErrorAreas());
+    app.addHook('onRoute', refuseUnboundedNumbers);
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, boundedJsonParser(app));
     app.addHook('onRequest', (request, reply, done) => {
       reply.header(REQUEST_ID_HEADER, request.id);
       done();
@@ -64,7 +107,7 @@ export const conventionsPlugin = fp(
       if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
       done();
     });
-    app.setErrorHandler(createErrorHandler('general'));
+    app.setErrorHandler(areaOf(app.errorAreas, '').handler);
     // Log lines are written asynchronously; the last ones must still reach stdout on shutdown.
     app.addHook('onClose', (instance, done) => {
       const log = instance.log as Partial<Logger>;
@@ -72,10 +115,8 @@ export const conventionsPlugin = fp(
       else done();
     });
     app.setNotFoundHandler((request, reply) => {
-      reply.code(404).send({
-        error: { code: 'NOT_FOUND', message: `No route for ${request.method} ${request.url}`, details: [] },
-        meta: { request_id: request.id },
-      });
+      const notFound = new AppError(404, 'NOT_FOUND', `No route for ${request.method} ${request.url}`);
+      return areaOf(app.errorAreas, request.url).handler(notFound, request, reply);
     });
 
     await app.register(swagger, {

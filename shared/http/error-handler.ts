@@ -9,17 +9,20 @@ interface ValidationIssue {
   params: Record<string, unknown>;
 }
 
-const CODES_BY_STATUS: Record<number, string> = {
+export const CODES_BY_STATUS: Record<number, string> = {
   400: 'INVALID_REQUEST',
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
   405: 'METHOD_NOT_ALLOWED',
   406: 'NOT_ACCEPTABLE',
+  408: 'REQUEST_TIMEOUT',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'RATE_LIMITED',
+  431: 'HEADERS_TOO_LARGE',
 };
 
 /** Ajv reports a missing or unknown property at its parent; the client wants the property's path. */

@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { LogController } from 'fastify';
 import pino, { type LoggerOptions } from 'pino';
+import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './areas.ts';
 import { requestIdFrom } from './request-id.ts';
+import { buildRequestValidator } from './validation.ts';
 
 /** Secrets that must never reach a log line. Request bodies are never logged. */
 export const REDACTED_PATHS = [
@@ -35,7 +37,8 @@ class OneLinePerRequest extends LogController {
 }
 
 /**
- * Fastify options both processes share: request ids, strict validation, redacted logs.
+ * Fastify options both processes share: request ids, strict validation (shared/http/validation.ts),
+ * redacted logs, and errors raised before routing in the area's envelope (shared/http/areas.ts).
  * `trustProxy` only behind a proxy we run: otherwise a client could choose its own address.
  */
 export function serverOptions(logger: LoggerOptions | false, trustProxy = false): FastifyServerOptions {
@@ -48,13 +51,18 @@ export function serverOptions(logger: LoggerOptions | false, trustProxy = false)
     genReqId: requestIdFrom,
     logController: new OneLinePerRequest(),
     trustProxy,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
+    schemaController: { compilersFactory: { buildValidator: buildRequestValidator() } },
     ajv: {
       customOptions: {
         // Unknown fields are refused, not silently dropped, and every bad field is reported.
         removeAdditional: false,
         allErrors: true,
-        coerceTypes: 'array',
         useDefaults: true,
+        // NaN and Infinity are not numbers a request may carry.
+        strictNumbers: true,
       },
     },
   };

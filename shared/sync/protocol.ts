@@ -5,6 +5,7 @@
  * schema cannot do per table without a schema per table.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import { Counter } from '../http/numbers.ts';
 import { HLC_PATTERN } from './hlc.ts';
 import { type ColumnType, type Fields, SYNC_TABLES, type SyncTableName } from './registry.ts';
 
@@ -15,9 +16,7 @@ export const DEFAULT_BATCH_SIZE = 100;
  * pull or its wait request, so the cloud's sync status shows the store's backlog and its age.
  */
 export const QueueReport = {
-  queue_depth: Type.Optional(
-    Type.Integer({ minimum: 0, description: 'Changes waiting on the appliance, not yet sent' }),
-  ),
+  queue_depth: Type.Optional(Counter({ description: 'Changes waiting on the appliance, not yet sent' })),
   oldest_pending_at: Type.Optional(
     Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description: 'When the oldest of them was made',
@@ -49,11 +48,8 @@ export const ChangeSchema = Type.Object(
     table: Type.String({ minLength: 1, maxLength: 64 }),
     row_id: RowId,
     op: Type.Union([Type.Literal('insert'), Type.Literal('update'), Type.Literal('delete')]),
-    base_version: Type.Integer({
-      minimum: 0,
-      description: 'The row version this change was made on; 0 for a new row',
-    }),
-    version: Type.Integer({ minimum: 1, description: 'The row version this change makes' }),
+    base_version: Counter({ description: 'The row version this change was made on; 0 for a new row' }),
+    version: Counter({ minimum: 1, description: 'The row version this change makes' }),
     hlc: Type.String({ pattern: HLC_PATTERN, description: 'Hybrid logical clock stamp of the change' }),
     fields: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
       description: 'The row after the change (null for a delete)',
@@ -108,7 +104,7 @@ export type PushResult = Static<typeof PushResultSchema>;
 
 export const PullQuerySchema = Type.Object(
   {
-    cursor: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'The last feed seq applied' })),
+    cursor: Type.Optional(Counter({ default: 0, description: 'The last feed seq applied' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PULL_LIMIT, default: 1000 })),
     ...QueueQuery,
   },

@@ -3,6 +3,7 @@ import websocket from '@fastify/websocket';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
+import { Counter } from '../../../shared/http/numbers.ts';
 import type { StaffAuth } from '../../auth/service.ts';
 import type { EventPoller } from '../../kitchen/feed.ts';
 import { tokenFromQuery } from '../../kitchen/feed.ts';
@@ -24,9 +25,7 @@ export interface KioskFeedOptions {
 const FeedQuerySchema = Type.Object(
   {
     access_token: Type.String({ minLength: 1, description: 'The staff session’s access token' }),
-    after: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Replay the store events after this seq first' }),
-    ),
+    after: Type.Optional(Counter({ description: 'Replay the store events after this seq first' })),
   },
   { additionalProperties: false },
 );

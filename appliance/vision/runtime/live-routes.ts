@@ -8,6 +8,7 @@ import { type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { Envelope, envelope, errorResponses } from '../../../shared/http/envelope.ts';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../../../shared/http/errors.ts';
+import { Counter } from '../../../shared/http/numbers.ts';
 import { CAMERA_TYPES } from '../registry/index.ts';
 import { CAMERA_ID_PATTERN } from '../settings/index.ts';
 import type { VisionRuntimeRoutesOptions } from './routes.ts';
@@ -188,7 +189,7 @@ export function cameraLiveRoutes(app: FastifyInstance, opts: VisionRuntimeRoutes
           'For frame `seq` (frame.jpg’s X-Frame-Seq; one of the last 32 frames), or the newest: the frame’s size and each object the model reported with its class, confidence, box normalised to 0..1 and tracker id. Unlike GET …/detections (first sightings, stored) this is the picture now. 404 CAMERA_NOT_FOUND, or FRAME_NOT_FOUND for a `seq` no longer held; 409 CAMERA_NOT_RUNNING or CAMERA_NO_FRAME.',
         params: CameraParams,
         querystring: Type.Object(
-          { seq: Type.Optional(Type.Integer({ minimum: 1 })) },
+          { seq: Type.Optional(Counter({ minimum: 1 })) },
           { additionalProperties: false },
         ),
         response: { 200: Envelope(LiveFrameSchema), ...errorResponses(400, 401, 404, 409) },

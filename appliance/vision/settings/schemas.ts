@@ -20,12 +20,17 @@ export const EdgeSettingsSchema = Type.Object(
 );
 export type EdgeSettings = Static<typeof EdgeSettingsSchema>;
 
+/** 100 Mbit/s: beyond any camera stream a store records. */
+const MAX_BITRATE = 100_000_000;
+
 export const CameraSettingsSchema = Type.Object(
   {
     resolution: Type.Optional(
       Type.String({ pattern: '^(\\d{3,4}p|\\d{2,5}x\\d{2,5})$', description: '1080p or 1920x1080' }),
     ),
-    bitrate: Type.Optional(Type.Integer({ minimum: 1, description: 'Bits per second' })),
+    bitrate: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_BITRATE, description: 'Bits per second' }),
+    ),
     fps: Type.Optional(Rate),
     min_confidence: Type.Optional(Fraction),
     iou_threshold: Type.Optional(Fraction),

@@ -19,6 +19,7 @@ import * as cockpit from './0017-cockpit.ts';
 import * as chat from './0018-chat.ts';
 import * as incidentFlow from './0019-incident-flow.ts';
 import * as sso from './0020-sso.ts';
+import * as wideIntegers from './0021-wide-integers.ts';
 
 /** Applied in name order; never edit one that has shipped, add the next. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0018-chat': chat,
   '0019-incident-flow': incidentFlow,
   '0020-sso': sso,
+  '0021-wide-integers': wideIntegers,
 };

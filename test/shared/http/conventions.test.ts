@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { useErrorArea } from '../../../shared/http/areas.ts';
 import { conventionsPlugin } from '../../../shared/http/conventions.ts';
 import { Envelope, envelope, pnlSuccess } from '../../../shared/http/envelope.ts';
 import { createErrorHandler } from '../../../shared/http/error-handler.ts';
@@ -29,7 +30,7 @@ describe('shared HTTP conventions', () => {
         schema: {
           params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
           body: Type.Object(
-            { name: Type.String({ minLength: 1 }), count: Type.Integer({ minimum: 0 }) },
+            { name: Type.String({ minLength: 1 }), count: Type.Integer({ minimum: 0, maximum: 1000 }) },
             { additionalProperties: false },
           ),
           response: { 200: Envelope(Type.Object({ name: Type.String() })) },
@@ -50,12 +51,16 @@ describe('shared HTTP conventions', () => {
     for (const format of ['billing', 'pnl'] as const) {
       await app.register(
         async (area) => {
-          area.setErrorHandler(createErrorHandler(format));
+          useErrorArea(area, format, createErrorHandler(format));
           area.get('/ok', async () => pnlSuccess({ revenue: 1 }));
           area.get('/fail', async () => {
             throw new ConflictError('Plan already active', 'plan_active');
           });
-          area.get('/bad', { schema: { querystring: Type.Object({ n: Type.Integer() }) } }, async () => ({}));
+          area.get(
+            '/bad',
+            { schema: { querystring: Type.Object({ n: Type.Integer({ minimum: 0, maximum: 9 }) }) } },
+            async () => ({}),
+          );
         },
         { prefix: `/${format}` },
       );
@@ -142,7 +147,9 @@ describe('shared HTTP conventions', () => {
     expect((await app.inject({ url: '/pnl/fail' })).json()).toEqual({ detail: 'Plan already active' });
     const bad = await app.inject({ url: '/pnl/bad?n=x' });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toEqual({ detail: [{ field: 'querystring.n', message: 'must be integer' }] });
+    expect(bad.json()).toEqual({
+      detail: [{ field: 'querystring.n', message: 'must be a finite number written in decimal' }],
+    });
   });
 
   it('answers unexpected errors with a 500 that says nothing internal', async () => {
