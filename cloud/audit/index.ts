@@ -16,6 +16,13 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
+export interface AuditPageQuery {
+  limit: number;
+  /** The last id of the previous page; ids are UUIDv7, so older events have smaller ids. */
+  cursor?: string | undefined;
+  action?: string | undefined;
+}
+
 export function createAuditLog(deps: { db: Db; clock: Clock; newId: IdGenerator }) {
   const store = createAuditStore(deps.db);
   const toEvent = (row: AuditEventRow) => ({
@@ -34,10 +41,18 @@ export function createAuditLog(deps: { db: Db; clock: Clock; newId: IdGenerator 
         details: JSON.stringify(entry.details ?? {}),
         created_at: deps.clock.now().toISOString(),
       }),
-    list: async (
-      tenantId: string,
-      options: { limit: number; before?: string | undefined; action?: string | undefined },
-    ) => (await store.list(tenantId, options)).map(toEvent),
+    /** The newest `limit` events of the tenant, of one action when given. */
+    list: async (tenantId: string, options: { limit: number; action?: string | undefined }) =>
+      (await store.list(tenantId, options)).map(toEvent),
+    /** Newest first, a page at a time; `cursor` is the previous page's `next_cursor`. */
+    page: async (tenantId: string, query: AuditPageQuery) => {
+      const { limit, cursor, action } = query;
+      const rows = await store.list(tenantId, { limit: limit + 1, before: cursor, action });
+      const items = rows.slice(0, limit).map(toEvent);
+      const last = items.at(-1);
+      // One row more than asked says whether an older page exists, so the last page has no cursor.
+      return { items, nextCursor: rows.length > limit && last ? last.id : null };
+    },
     listAll: async (limit: number) => (await store.listAll(limit)).map(toEvent),
   };
 }

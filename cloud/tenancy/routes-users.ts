@@ -156,10 +156,8 @@ export async function userRoutes(app: FastifyInstance, { services }: { services:
       },
     },
     async (request) => {
-      const { limit } = request.query;
-      const events = await audit.list(requireAuth(request).tenantId, request.query);
-      const nextCursor = events.length === limit ? (events.at(-1)?.id ?? null) : null;
-      return pageEnvelope(request.id, events, limit, nextCursor);
+      const page = await audit.page(requireAuth(request).tenantId, request.query);
+      return pageEnvelope(request.id, page.items, request.query.limit, page.nextCursor);
     },
   );
 }

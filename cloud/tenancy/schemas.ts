@@ -50,14 +50,16 @@ export const LocationQuerySchema = Type.Composite(
   { additionalProperties: false },
 );
 
-export const AuditQuerySchema = Type.Object(
-  {
-    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
-    before: Type.Optional({ ...Uuid, description: 'an event id: the page of events older than it' }),
-    action: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: 'e.g. auth.login_password' }),
-    ),
-  },
+/** Paged like every other list: `cursor` is the `next_cursor` of the previous (newer) page. */
+export const AuditQuerySchema = Type.Composite(
+  [
+    PageQuerySchema,
+    Type.Object({
+      action: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 100, description: 'e.g. auth.login_password' }),
+      ),
+    }),
+  ],
   { additionalProperties: false },
 );
 

@@ -102,7 +102,7 @@ describe.each(backends)('platform routes across tenants on %s', (backend) => {
     for (const event of audit) expect(event.tenant_id).toBe(b.tenant.id);
     expect(audit.map((e: { user_id: string }) => e.user_id)).toEqual([b.admin.user.id]);
     const aEvent = (await a.admin.call('GET', '/audit-events')).json().data[0].id;
-    expect(ids(await b.admin.call('GET', `/audit-events?before=${aEvent}`))).not.toContain(aEvent);
+    expect(ids(await b.admin.call('GET', `/audit-events?cursor=${aEvent}`))).not.toContain(aEvent);
   });
 
   it('renames only the caller’s tenant, whatever the body says', async () => {

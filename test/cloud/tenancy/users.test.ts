@@ -192,15 +192,15 @@ describe.each(backends)('platform routes: users and audit on %s', (backend) => {
 
     const firstPage = await acme.admin.call('GET', '/audit-events?limit=2');
     expect(firstPage.json().meta.pagination.next_cursor).toBe(ids[1]);
-    const older = await acme.admin.call('GET', `/audit-events?limit=2&before=${ids[1]}`);
+    const older = await acme.admin.call('GET', `/audit-events?limit=2&cursor=${ids[1]}`);
     expect(older.json().data.map((e: { id: string }) => e.id)).toEqual([ids[2]]);
     expect(older.json().meta.pagination.next_cursor).toBeNull();
 
     const filtered = await acme.admin.call('GET', '/audit-events?action=auth.login_pin');
     expect(filtered.json().data).toEqual([]);
-    const badBefore = await acme.admin.call('GET', '/audit-events?before=yesterday');
-    expect(badBefore.json().error.details).toEqual([
-      { field: 'querystring.before', message: expect.any(String) },
+    const badCursor = await acme.admin.call('GET', '/audit-events?cursor=yesterday');
+    expect(badCursor.json().error.details).toEqual([
+      { field: 'querystring.cursor', message: expect.any(String) },
     ]);
   });
 });
