@@ -198,7 +198,10 @@ async function adminWebhookItemRoutes(app: FastifyInstance, { webhooks }: { webh
       ...admins,
       schema: {
         ...doc,
-        summary: 'New secret; the old one keeps signing (both signatures sent) until old_secret_valid_until',
+        summary: 'New secret; the old one stays valid until old_secret_valid_until',
+        description:
+          'The new secret signs X-Service-Signature at once; until old_secret_valid_until the old one ' +
+          'signs X-Service-Signature-Previous (the same sha256=<hex> form), so a receiver holding either verifies.',
         params,
         response: { 200: schemas.RotatedSchema, ...errorResponses(401, 403, 404, 429) },
       },

@@ -3,9 +3,13 @@
  * receiver-side check in tests is the same code a customer would write from the spec.
  *
  * Form A (subscription interface): `t=<unix seconds>,v1=<hex>` over `<t>.<raw body>` (Stripe's
- * layout, so Stripe's own verifier accepts it). Form B (admin interface): `sha256=<hex>` over
- * `<timestamp>.<payload>`. During a secret rotation a delivery carries one signature per secret, the
- * new one first, so receivers holding either secret accept it.
+ * layout, so Stripe's own verifier accepts it). During a secret rotation the header carries one
+ * `v1` per secret, the new one first, as Stripe does while an endpoint secret is rolled.
+ *
+ * Form B (admin interface): exactly one `sha256=<hex>` over `<timestamp>.<payload>`, a value with no
+ * room for a list. During a rotation the new secret signs `X-Service-Signature`, and the old one
+ * signs `X-Service-Signature-Previous` in the same form, so a receiver holding either secret
+ * accepts the delivery and one that reads only the spec's header sees a spec value.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -15,10 +19,15 @@ export interface SignatureCheck {
   signature_match: boolean;
 }
 
+export const SIGNATURE_HEADER = 'x-service-signature';
+/** Form B during a rotation's grace period: the rotated-out secret's signature. */
+export const PREVIOUS_SIGNATURE_HEADER = 'x-service-signature-previous';
+
 /** The spec's "webhook signature age accepted". */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/i;
+const FORM_B_VALUE = /^sha256=([0-9a-fA-F]{64})$/;
 // Whole seconds only: a millisecond stamp would otherwise read as a date far in the future.
 const WHOLE_SECONDS = /^[0-9]{1,15}$/;
 
@@ -40,10 +49,10 @@ export function formASignature(secrets: readonly string[], unixSeconds: number, 
   return [`t=${unixSeconds}`, ...v1].join(',');
 }
 
-export function formBSignature(secrets: readonly string[], timestamp: string, payload: string): string {
-  requireSecrets(secrets);
-  const signed = `${timestamp}.${payload}`;
-  return secrets.map((secret) => `sha256=${hmacHex(secret, signed)}`).join(',');
+export function formBSignature(secret: string, timestamp: string, payload: string): string {
+  // verifyFormB refuses an empty secret, so a header signed with one could never be accepted.
+  if (secret.length === 0) throw new RangeError('a signing secret is required');
+  return `sha256=${hmacHex(secret, `${timestamp}.${payload}`)}`;
 }
 
 /**
@@ -126,24 +135,46 @@ export function verifyFormA(
   );
 }
 
-export function verifyFormB(input: {
+/** What the spec's verify-signature call takes, and the receiver's clock. */
+type FormBInput = {
   payload: string;
   signature: string;
   timestamp: string;
   secret: string;
   nowSeconds: number;
   toleranceSeconds?: number;
-}): SignatureCheck {
+};
+
+/** The one digest of a form B value; anything else (a list, another scheme) has none. */
+function formBDigest(signature: string): string[] {
+  const match = FORM_B_VALUE.exec(signature.trim());
+  return match ? [match[1]!] : [];
+}
+
+/** Checks one form B value, as the spec writes it: `sha256=<hex>`, compared in constant time. */
+export function verifyFormB(input: FormBInput): SignatureCheck {
   const { payload, signature, timestamp, secret, nowSeconds } = input;
   const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   if (![payload, signature, timestamp, secret].every((value) => typeof value === 'string')) {
     return NOTHING_VALID;
   }
-  const candidates = signature
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item.startsWith('sha256='))
-    .map((item) => item.slice('sha256='.length));
   const expected = secret.length > 0 ? [hmacHex(secret, `${timestamp}.${payload}`)] : [];
-  return check(timestampWithin(timestamp, nowSeconds, tolerance), anyDigestMatches(candidates, expected));
+  return check(
+    timestampWithin(timestamp, nowSeconds, tolerance),
+    anyDigestMatches(formBDigest(signature), expected),
+  );
+}
+
+/**
+ * A receiver's check of a form B delivery: `X-Service-Signature`, or failing that the
+ * `X-Service-Signature-Previous` a delivery carries while a rotated-out secret is still valid, so
+ * the receiver may switch to the new secret at any moment of the grace period.
+ */
+export function verifyFormBDelivery(
+  input: FormBInput & { previousSignature?: string | undefined },
+): SignatureCheck {
+  const { previousSignature, ...current } = input;
+  const result = verifyFormB(current);
+  if (result.signature_match || previousSignature === undefined) return result;
+  return verifyFormB({ ...current, signature: previousSignature });
 }

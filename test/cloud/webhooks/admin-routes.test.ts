@@ -66,11 +66,14 @@ interface LogLine {
 const formB = (secret: string, timestamp: string, payload: string) =>
   `sha256=${createHmac('sha256', secret).update(`${timestamp}.${payload}`).digest('hex')}`;
 
-/** The form B signatures a receiver finds in X-Service-Signature (one per secret during a rotation). */
+/**
+ * The form B signatures a receiver finds: X-Service-Signature, then X-Service-Signature-Previous
+ * while a rotated-out secret is still valid.
+ */
 function signaturesOf(headers: Record<string, unknown>) {
-  return String(headers['x-service-signature'])
-    .split(',')
-    .map((part) => part.trim());
+  const previous = headers['x-service-signature-previous'];
+  const current = String(headers['x-service-signature']);
+  return previous === undefined ? [current] : [current, String(previous)];
 }
 
 /** A loopback port nothing listens on. */
@@ -647,7 +650,7 @@ describe.each(backends)('admin webhook interface on %s', (backend) => {
       expect((await h.call('GET', `/${created.id}`)).json().secret_last4).toBe(rotated.new_secret.slice(-4));
     });
 
-    it('signs with both the new and the old secret during the grace period', async () => {
+    it('signs with the new secret, and the old one in its own header, during the grace period', async () => {
       const at = h.path('rotating');
       const created = await h.create({ url: h.urlOf(at), events: ['order.created'] });
       const rotated = (await h.call('POST', `/${created.id}/rotate-secret`)).json();

@@ -6,6 +6,7 @@ import {
   formBSignature,
   verifyFormA,
   verifyFormB,
+  verifyFormBDelivery,
 } from '../../../shared/webhooks/signing.ts';
 
 const NOW = 1_767_225_600; // 2026-01-01T00:00:00Z, a fixed clock for every check
@@ -127,37 +128,45 @@ describe('form B, checked with node:crypto', () => {
   const timestamp = String(NOW);
   const input = (overrides: Partial<Parameters<typeof verifyFormB>[0]> = {}) => ({
     payload: body,
-    signature: formBSignature([NEW_SECRET, OLD_SECRET], timestamp, body),
+    signature: formBSignature(NEW_SECRET, timestamp, body),
     timestamp,
-    secret: OLD_SECRET,
+    secret: NEW_SECRET,
     nowSeconds: NOW,
     ...overrides,
   });
 
-  it('signs `<timestamp>.<payload>` with HMAC-SHA256, one entry per secret', () => {
-    expect(formBSignature([NEW_SECRET], timestamp, body)).toBe(
-      `sha256=${hmac(NEW_SECRET, `${NOW}.${body}`)}`,
-    );
-    expect(formBSignature([NEW_SECRET, OLD_SECRET], timestamp, body)).toBe(
-      `sha256=${hmac(NEW_SECRET, `${NOW}.${body}`)},sha256=${hmac(OLD_SECRET, `${NOW}.${body}`)}`,
-    );
-    expect(() => formBSignature([], timestamp, body)).toThrow(RangeError);
+  it('signs `<timestamp>.<payload>` with HMAC-SHA256 as exactly one `sha256=<hex>`', () => {
+    expect(formBSignature(NEW_SECRET, timestamp, body)).toBe(`sha256=${hmac(NEW_SECRET, `${NOW}.${body}`)}`);
+    expect(() => formBSignature('', timestamp, body)).toThrow(RangeError);
   });
 
-  it('accepts any entry of a rotation header, and a receiver-computed signature', () => {
+  it('accepts its own signature and a receiver-computed one', () => {
     expect(verifyFormB(input())).toEqual(ALL_VALID);
-    expect(verifyFormB(input({ secret: NEW_SECRET }))).toEqual(ALL_VALID);
-    const computed = `sha256=${hmac(NEW_SECRET, `${NOW}.${body}`)}`;
-    expect(verifyFormB(input({ signature: computed, secret: NEW_SECRET })).valid).toBe(true);
-    expect(
-      verifyFormB(input({ signature: `sha256=${'0'.repeat(64)}, ${computed}`, secret: NEW_SECRET })).valid,
-    ).toBe(true);
+    const computed = `sha256=${hmac(OLD_SECRET, `${NOW}.${body}`)}`;
+    expect(verifyFormB(input({ signature: computed, secret: OLD_SECRET }))).toEqual(ALL_VALID);
+    const upperHex = `sha256=${hmac(OLD_SECRET, `${NOW}.${body}`).toUpperCase()}`;
+    expect(verifyFormB(input({ signature: upperHex, secret: OLD_SECRET })).valid).toBe(true);
+  });
+
+  it('takes one value as the spec writes it, never a list', () => {
+    const current = formBSignature(NEW_SECRET, timestamp, body);
+    const old = formBSignature(OLD_SECRET, timestamp, body);
+    for (const signature of [
+      `${current},${old}`,
+      `${old},${current}`,
+      `sha256=${'0'.repeat(64)}, ${current}`,
+    ]) {
+      expect(verifyFormB(input({ signature }))).toMatchObject({ valid: false, signature_match: false });
+    }
+    expect(verifyFormB(input({ signature: current.replace('sha256=', 'SHA256=') })).signature_match).toBe(
+      false,
+    );
   });
 
   it('keeps the timestamp within 300 s of now, both ways', () => {
     const at = (seconds: number) => {
       const stamp = String(seconds);
-      return input({ timestamp: stamp, signature: formBSignature([OLD_SECRET], stamp, body) });
+      return input({ timestamp: stamp, signature: formBSignature(NEW_SECRET, stamp, body) });
     };
     expect(verifyFormB(at(NOW - 299)).valid).toBe(true);
     expect(verifyFormB(at(NOW - 301))).toEqual({
@@ -173,7 +182,7 @@ describe('form B, checked with node:crypto', () => {
 
   it('rejects timestamps that are not whole Unix seconds', () => {
     for (const stamp of ['', ' 1767225600', '1767225600.0', '1.7e9', '-1767225600', '0x69553e00', 'now']) {
-      const signature = formBSignature([OLD_SECRET], stamp, body);
+      const signature = formBSignature(NEW_SECRET, stamp, body);
       expect(verifyFormB(input({ timestamp: stamp, signature })).timestamp_valid).toBe(false);
     }
   });
@@ -185,12 +194,45 @@ describe('form B, checked with node:crypto', () => {
       signature_match: false,
     });
     expect(verifyFormB(input({ payload: `${body} ` })).signature_match).toBe(false);
-    for (const signature of ['', 'sha256=', hmac(OLD_SECRET, `${NOW}.${body}`), 'sha1=abc', 'sha256=zz,,']) {
+    for (const signature of ['', 'sha256=', hmac(NEW_SECRET, `${NOW}.${body}`), 'sha1=abc', 'sha256=zz,,']) {
       expect(verifyFormB(input({ signature }))).toMatchObject({ valid: false, signature_match: false });
     }
     expect(verifyFormB(input({ secret: '' })).signature_match).toBe(false);
     const loose = verifyFormB as (input: Record<string, unknown>) => unknown;
     expect(loose({ ...input(), signature: undefined })).toMatchObject({ valid: false });
     expect(loose({ ...input(), timestamp: NOW })).toMatchObject({ valid: false });
+  });
+});
+
+describe('verifyFormBDelivery, a receiver across a rotation', () => {
+  const timestamp = String(NOW);
+  const signature = formBSignature(NEW_SECRET, timestamp, body);
+  const previousSignature = formBSignature(OLD_SECRET, timestamp, body);
+  const delivery = { payload: body, timestamp, signature, nowSeconds: NOW };
+
+  it('accepts with the new secret on X-Service-Signature, or the old on X-Service-Signature-Previous', () => {
+    expect(verifyFormBDelivery({ ...delivery, previousSignature, secret: NEW_SECRET })).toEqual(ALL_VALID);
+    expect(verifyFormBDelivery({ ...delivery, previousSignature, secret: OLD_SECRET })).toEqual(ALL_VALID);
+  });
+
+  it('refuses the old secret once the previous signature is gone, and any other secret', () => {
+    expect(verifyFormBDelivery({ ...delivery, secret: OLD_SECRET }).signature_match).toBe(false);
+    expect(verifyFormBDelivery({ ...delivery, previousSignature, secret: 'whsec_other' }).valid).toBe(false);
+  });
+
+  it('still refuses a stale timestamp whichever header matched', () => {
+    const stamp = String(NOW - 301);
+    const stale = {
+      payload: body,
+      timestamp: stamp,
+      signature: formBSignature(NEW_SECRET, stamp, body),
+      previousSignature: formBSignature(OLD_SECRET, stamp, body),
+      nowSeconds: NOW,
+    };
+    expect(verifyFormBDelivery({ ...stale, secret: OLD_SECRET })).toEqual({
+      valid: false,
+      timestamp_valid: false,
+      signature_match: true,
+    });
   });
 });
