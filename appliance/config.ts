@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cron from 'node-cron';
 import { DEFAULT_BATCH_SIZE, MAX_PUSH_CHANGES } from '../shared/sync/protocol.ts';
+import { DEFAULT_MAX_PACKET_BYTES } from './devices/broker/index.ts';
 import { type ApplianceIdentity, readIdentity } from './identity/index.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -79,6 +81,10 @@ export interface MqttSettings {
   prefix: string;
   /** Plain TCP without identity or ACL, for development: off unless APPLIANCE_MQTT_PORT is set. */
   tcpPort: number | undefined;
+  /** Where the plain TCP listener binds: loopback unless APPLIANCE_MQTT_HOST says otherwise. */
+  tcpHost: string;
+  /** The largest packet a client may send, fixed header included; larger ones close the connection. */
+  maxPacketBytes: number;
   tlsPort: number;
   /** Files of the broker's key and certificate and of the device CA; the TLS listener is off without them. */
   tls: { keyFile: string; certFile: string; caFile: string; crlFile: string | undefined } | undefined;
@@ -156,6 +162,21 @@ function existingFile(env: Env, name: string) {
   return path;
 }
 
+/**
+ * The development listener has no identity and no ACL: anyone who reaches it reads and publishes
+ * every topic, so it stays on this machine unless an address is named.
+ */
+function devListenerHost(env: Env) {
+  const host = present(env, 'APPLIANCE_MQTT_HOST') ?? '127.0.0.1';
+  if (isIP(host) === 0 && host !== 'localhost')
+    throw new ApplianceConfigError(
+      `APPLIANCE_MQTT_HOST must be an IP address (127.0.0.1, ::1, 0.0.0.0) or localhost, got "${host}"`,
+    );
+  return host;
+}
+
+const KIB = 1024;
+
 function mqttSettings(env: Env, identity: ApplianceIdentity | undefined): MqttSettings {
   const prefix = present(env, 'APPLIANCE_MQTT_PREFIX') ?? 'edge';
   if (!/^[^/+#$\s]{1,64}$/.test(prefix))
@@ -174,6 +195,15 @@ function mqttSettings(env: Env, identity: ApplianceIdentity | undefined): MqttSe
       present(env, 'APPLIANCE_MQTT_PORT') === undefined
         ? undefined
         : wholeNumber(env, 'APPLIANCE_MQTT_PORT', 0, 0, 65535),
+    tcpHost: devListenerHost(env),
+    // From the registry's largest payload (16 KiB) to 16 MiB; the default is the broker's own.
+    maxPacketBytes: wholeNumber(
+      env,
+      'APPLIANCE_MQTT_MAX_PACKET_BYTES',
+      DEFAULT_MAX_PACKET_BYTES,
+      16 * KIB,
+      16 * KIB * KIB,
+    ),
     tlsPort: wholeNumber(env, 'APPLIANCE_MQTT_TLS_PORT', 8883, 0, 65535),
     tls:
       keyFile && certFile && caFile

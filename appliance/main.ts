@@ -60,7 +60,9 @@ function brokerOptions(
     locationId: config.locationId,
     topicPrefix: mqtt.prefix,
     dataDir: config.dataDir,
-    tcp: mqtt.tcpPort === undefined ? undefined : { host: config.host, port: mqtt.tcpPort },
+    // Not config.host: the development listener has no identity and no ACL (APPLIANCE_MQTT_HOST).
+    tcp: mqtt.tcpPort === undefined ? undefined : { host: mqtt.tcpHost, port: mqtt.tcpPort },
+    maxPacketBytes: mqtt.maxPacketBytes,
     tls: mqtt.tls && {
       host: config.host,
       port: mqtt.tlsPort,

@@ -25,6 +25,13 @@ export const CHANNEL_QOS: Record<DeviceChannel, QoS> = {
   cmd: 1,
 };
 
+/**
+ * Channels a subscriber must take at the channel's own QoS. MQTT 3.1.1 lets a broker grant no more
+ * than a subscription asks for, so a subscription that could match one of these and asks for less
+ * is refused (0x80) rather than granted: an alert never travels at QoS 0 or 1.
+ */
+export const FULL_QOS_CHANNELS: ReadonlySet<DeviceChannel> = new Set(['alert']);
+
 /** Status is kept by the broker (retained), so a board that opens sees every device at once. */
 export const RETAINED_CHANNELS: ReadonlySet<DeviceChannel> = new Set(['status']);
 
@@ -69,6 +76,29 @@ export function parseDeviceTopic(topic: string, prefix = DEFAULT_TOPIC_PREFIX): 
     deviceId,
     channel: channel as DeviceChannel,
   };
+}
+
+/**
+ * Whether `filter` can match some device topic of `channel` under `prefix` (any device, any store):
+ * `#`, `<prefix>/+/+/+/+` and `<prefix>/sensor/<location>/+/alert` can all match an alert.
+ */
+export function filterMatchesChannel(filter: string, channel: DeviceChannel, prefix = DEFAULT_TOPIC_PREFIX) {
+  const levels = filter.split('/');
+  const accepts = [
+    (level: string) => level === prefix,
+    (level: string) => (DEVICE_TYPES as readonly string[]).includes(level),
+    (level: string) => LEVEL.test(level),
+    (level: string) => LEVEL.test(level),
+    (level: string) => level === channel,
+  ];
+  for (let i = 0; i < levels.length; i += 1) {
+    const level = levels[i]!;
+    if (level === '#') return true;
+    const accept = accepts[i];
+    if (!accept) return false;
+    if (level !== '+' && !accept(level)) return false;
+  }
+  return levels.length === accepts.length;
 }
 
 /** Every device's status at a store: the device board's subscription. */

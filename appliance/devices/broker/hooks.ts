@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { parseDeviceTopic, RETAINED_CHANNELS } from '../../../shared/mqtt/topics.ts';
 import { type BrokerPrincipal, canPublish, canSubscribe, readableBy } from './acl.ts';
 import type { CertificateIdentity } from './identity.ts';
+import { requiredSubscriptionQos } from './qos-policy.ts';
 
 export type Transport = 'tcp' | 'tls' | 'websocket';
 
@@ -185,8 +186,10 @@ export function createBrokerHooks(ctx: HookContext): AedesOptions {
     const decision = principal
       ? canSubscribe(principal, sub.topic, prefix)
       : { allowed: false, reason: 'unknown' };
-    if (decision.allowed) return done(null, sub);
-    const reason = 'reason' in decision ? decision.reason : 'denied';
+    const required = requiredSubscriptionQos(sub.topic, prefix);
+    if (decision.allowed && sub.qos >= required) return done(null, sub);
+    let reason = `it can match alerts, delivered at QoS ${required} only; asked for ${sub.qos}`;
+    if (!decision.allowed) reason = 'reason' in decision ? decision.reason : 'denied';
     log.warn({ clientId: client.id, topic: sub.topic, reason }, 'subscribe denied');
     done(null, null); // SUBACK 0x80 for this filter
   };

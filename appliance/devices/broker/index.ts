@@ -3,13 +3,15 @@
  * client certificates of the device CA, plain TCP for development, MQTT over WebSocket through the
  * local API for browser screens; per-identity ACL on the topics of shared/mqtt/topics.ts; sessions
  * and QoS 1/2 messages on disk; slow clients cut before they can stall the others; what each
- * connection hands over at once bounded, so a busy broker's messages die young (intake.ts).
+ * connection hands over at once bounded, so a busy broker's messages die young (intake.ts); MQTT
+ * 3.1.1's input rules and a maximum packet size enforced on the bytes before aedes parses them
+ * (input-guard.ts); device topics routed at their channel's QoS (qos-policy.ts).
  */
 import type { EventEmitter } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
-import { Aedes, type Client } from 'aedes';
+import { Aedes, type Client, type PublishPacket } from 'aedes';
 import type { Logger } from 'pino';
 import { createWebSocketStream, type WebSocket } from 'ws';
 import { DEFAULT_TOPIC_PREFIX, type DeviceType } from '../../../shared/mqtt/topics.ts';
@@ -17,12 +19,15 @@ import type { BrokerPrincipal } from './acl.ts';
 import { guardDelivery } from './delivery.ts';
 import { createBrokerHooks, type Session, type Transport } from './hooks.ts';
 import { identityFromCertificate } from './identity.ts';
+import { DEFAULT_MAX_PACKET_BYTES, guardInput } from './input-guard.ts';
 import { boundIntake } from './intake.ts';
 import { type Listener, listenTcp, listenTls, type TlsListener, type TlsMaterial } from './listeners.ts';
 import { createSqlitePersistence } from './persistence.ts';
+import { createQosPolicy, type QosPolicy } from './qos-policy.ts';
 
 export { canPublish, canRead, canSubscribe, filterCovers, staffReadFilters } from './acl.ts';
 export { deviceUrn, identityFromCertificate, staffUrn } from './identity.ts';
+export { DEFAULT_MAX_PACKET_BYTES } from './input-guard.ts';
 export type { BrokerPrincipal, DeviceType };
 
 export interface BrokerOptions {
@@ -30,7 +35,7 @@ export interface BrokerOptions {
   topicPrefix?: string;
   /** Persistent sessions, QoS 1/2 messages and retained messages live here (mqtt.sqlite). */
   dataDir: string;
-  /** Plain TCP: development only, no client certificates, no ACL. */
+  /** Plain TCP: development only, no client certificates, no ACL; keep it on loopback. */
   tcp?: { port: number; host: string } | undefined;
   /** Client certificates required (requestCert + rejectUnauthorized), issued by `ca`. */
   tls?:
@@ -52,6 +57,8 @@ export interface BrokerOptions {
   maxQueuedPerClient?: number;
   /** A client whose socket does not drain for this long is cut. */
   drainTimeoutMs?: number;
+  /** The largest packet a client may send, fixed header included (DEFAULT_MAX_PACKET_BYTES). */
+  maxPacketBytes?: number | undefined;
 }
 
 export interface ApplianceBroker {
@@ -66,6 +73,11 @@ export interface ApplianceBroker {
    * connections get them, connected devices keep their sessions. Nothing when TLS is off.
    */
   renewTls(material: TlsMaterial): void;
+  /**
+   * Closes every open session whose client certificate `isRevoked` names (a revocation the cloud
+   * pushed, or the list fetched again); answers their client ids. They are refused on return.
+   */
+  disconnectRevoked(isRevoked: (serialHex: string) => boolean): string[];
   close(): Promise<void>;
 }
 
@@ -78,20 +90,21 @@ const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 const QOS0_DROP_BYTES = 1024 * 1024;
 
 interface PublishInternals {
-  publish(packet: object, client: unknown, done?: (error?: Error | null) => void): void;
+  publish(packet: PublishPacket, client: unknown, done?: (error?: Error | null) => void): void;
 }
 
 /**
  * A denied publish is acknowledged (MQTT 3.1.1 has no refusal for it) but never routed: no
- * subscriber, retained store or offline queue sees it.
+ * subscriber, retained store or offline queue sees it. The others are routed at their channel's QoS.
  */
-function skipDropped(aedes: Aedes, dropped: WeakSet<object>) {
+function skipDropped(aedes: Aedes, dropped: WeakSet<object>, qos: QosPolicy) {
   const inner = aedes as unknown as PublishInternals;
   const publish = inner.publish.bind(aedes);
   inner.publish = (packet, client, done) => {
     const callback = typeof client === 'function' ? (client as (error?: Error | null) => void) : done;
     if (dropped.has(packet)) return callback?.(null);
-    publish(packet, client, done);
+    const publisher = typeof client === 'function' ? null : (client as Client | null | undefined);
+    publish(qos.routed(packet, publisher), client, done);
   };
 }
 
@@ -112,12 +125,19 @@ function logEvents(aedes: Aedes, log: Logger) {
   (aedes as EventEmitter).on('error', (error: Error) => log.error({ err: error }, 'broker error'));
 }
 
+/** The serial of a TLS client's certificate, when it is revoked. */
+function revokedSerial(session: Session | undefined, isRevoked: (serialHex: string) => boolean) {
+  const certificate = session?.certificate;
+  return certificate?.ok && isRevoked(certificate.serial) ? certificate.serial : undefined;
+}
+
 export async function startBroker(options: BrokerOptions): Promise<ApplianceBroker> {
   const log = options.log.child({ module: 'broker' });
   const sessions = new WeakMap<Client, Session>();
   const dropped = new WeakSet<object>();
   const persistence = createSqlitePersistence(options.dataDir);
   const drainTimeout = options.drainTimeoutMs ?? 10_000;
+  const maxPacketBytes = options.maxPacketBytes ?? DEFAULT_MAX_PACKET_BYTES;
   const aedes = await Aedes.createBroker({
     persistence,
     drainTimeout,
@@ -135,8 +155,18 @@ export async function startBroker(options: BrokerOptions): Promise<ApplianceBrok
       isRevoked: options.isRevoked,
     }),
   });
-  skipDropped(aedes, dropped);
+  skipDropped(aedes, dropped, createQosPolicy(options.topicPrefix ?? DEFAULT_TOPIC_PREFIX, log));
   logEvents(aedes, log);
+  const closeIfRevoked = (client: Client, isRevoked: (serialHex: string) => boolean) => {
+    const serial = revokedSerial(sessions.get(client), isRevoked);
+    if (!serial) return false;
+    log.warn({ clientId: client.id, serial }, 'session closed: its certificate was revoked');
+    client.close();
+    return true;
+  };
+  // Admitted just before its revocation was learned, a client registers after the cut went by.
+  const { isRevoked } = options;
+  if (isRevoked) aedes.on('client', (client) => closeIfRevoked(client, isRevoked));
 
   const attach = (
     conn: Duplex,
@@ -145,6 +175,14 @@ export async function startBroker(options: BrokerOptions): Promise<ApplianceBrok
     req?: IncomingMessage,
   ) => {
     const client = aedes.handle(conn, req);
+    guardInput(conn, {
+      maxPacketBytes,
+      onViolation: ({ rule, reason, connack }) =>
+        log.warn(
+          { clientId: client.id, transport, rule, reason, returnCode: connack ?? null },
+          'protocol violation; connection closed',
+        ),
+    });
     boundIntake(conn, client);
     sessions.set(client, { transport, denials: 0, ...extra });
     guardDelivery(client, {
@@ -170,7 +208,10 @@ export async function startBroker(options: BrokerOptions): Promise<ApplianceBrok
       const tcp = await listenTcp(options.tcp.host, options.tcp.port, (socket) => attach(socket, 'tcp'));
       listeners.push(tcp);
       tcpPort = tcp.port;
-      log.warn({ tcpPort }, 'plain TCP MQTT listener on: development only, no identity checks');
+      log.warn(
+        { tcpHost: options.tcp.host, tcpPort },
+        'development MQTT listener (plain TCP) bound: no identity, no ACL; anyone who reaches the address may read and publish every topic',
+      );
     }
     if (options.tls) {
       const onSocket = (socket: TLSSocket) =>
@@ -183,7 +224,7 @@ export async function startBroker(options: BrokerOptions): Promise<ApplianceBrok
     throw error;
   }
   const tlsPort = tlsListener?.port;
-  log.info({ tcpPort, tlsPort, dataDir: options.dataDir }, 'broker started');
+  log.info({ tcpPort, tlsPort, maxPacketBytes, dataDir: options.dataDir }, 'broker started');
 
   let closing: Promise<void> | undefined;
   return {
@@ -197,6 +238,12 @@ export async function startBroker(options: BrokerOptions): Promise<ApplianceBrok
       if (!tlsListener) return;
       tlsListener.renew(material);
       log.info('TLS listener renewed: new connections get the new certificate');
+    },
+    disconnectRevoked(isRevoked) {
+      const { clients } = aedes as unknown as { clients: Record<string, Client> };
+      return Object.values(clients)
+        .filter((client) => closeIfRevoked(client, isRevoked))
+        .map((client) => client.id);
     },
     close() {
       closing ??= closeAll();
