@@ -31,7 +31,7 @@ import {
   RENEW_WITHIN_DAYS,
   scheduleRenewal,
 } from './identity/index.ts';
-import { createRevocationList, type RevocationList } from './identity/revocations.ts';
+import { CATCH_UP_WAIT_MS, createRevocationList, type RevocationList } from './identity/revocations.ts';
 
 /** A staff token (the appliance's own or the cloud's) admits a screen to the broker over WebSocket. */
 const staffTokens =
@@ -87,14 +87,21 @@ const readTlsFiles = async (files: NonNullable<ApplianceConfig['mqtt']['tls']>) 
 /** With a cloud to ask, the broker refuses certificates the cloud revoked (kept on disk offline). */
 function revocationList(config: ApplianceConfig, log: Logger) {
   if (!config.cloudUrl) return undefined;
-  const list = createRevocationList({
+  return createRevocationList({
     cloudUrl: config.cloudUrl,
     file: join(config.dataDir, 'revoked-certificates.json'),
     clock: systemClock,
     log: log.child({ module: 'revocations' }),
   });
-  list.start();
-  return list;
+}
+
+/** Whatever the list learns, however it came (push, catch-up, poll), ends the sessions it admitted. */
+function cutRevokedSessions(broker: ApplianceBroker, revocations: RevocationList) {
+  const cut = () => void broker.disconnectRevoked(revocations.isRevoked);
+  const stop = revocations.onRevoked(cut);
+  // Anything learned between the catch-up and now.
+  cut();
+  return stop;
 }
 
 /** The exit code that asks the supervisor (systemd, a container runtime) to start the appliance again. */
@@ -114,6 +121,8 @@ export interface StartOptions {
   healthCheck?: ApplianceFleetDeps['healthCheck'];
   registry?: Partial<DeviceRegistryOptions> | undefined;
   restartDelayMs?: number | undefined;
+  /** How long the start waits for the revocation list before admitting devices (5 s). */
+  revocationWaitMs?: number | undefined;
 }
 
 /** The registry hears the broker, and commands for store devices go out through it. */
@@ -138,9 +147,10 @@ function wireDevices(config: ApplianceConfig, broker: ApplianceBroker, devices: 
 }
 
 /**
- * Opens the store, starts the device broker and its registry, builds the API and listens, then
- * opens the fleet link; stop() closes the fleet link first (no command starts while stopping),
- * drains requests, then stops the registry and the broker, then closes the store.
+ * Opens the store, catches up on revoked device certificates (waiting a few seconds at most),
+ * starts the device broker and its registry, builds the API and listens, then opens the fleet
+ * link; stop() closes the fleet link first (no command starts while stopping), drains requests,
+ * then stops the registry and the broker, then closes the store.
  */
 export async function startAppliance(
   config: ApplianceConfig,
@@ -152,6 +162,8 @@ export async function startAppliance(
   const services = createApplianceServices(config, deps);
   services.devices.start();
   const revocations = revocationList(config, log);
+  // No device is admitted before the list is as fresh as the cloud can make it in a few seconds.
+  await revocations?.catchUp(options.revocationWaitMs ?? CATCH_UP_WAIT_MS);
   const broker = await startBroker(brokerOptions(config, services.auth, log, revocations)).catch(
     (error: unknown) => {
       revocations?.stop();
@@ -160,12 +172,15 @@ export async function startAppliance(
       throw error;
     },
   );
+  const stopCutting = revocations ? cutRevokedSessions(broker, revocations) : () => {};
+  revocations?.start();
   const wired = wireDevices(config, broker, services.devices, log);
   const app = await buildApplianceApp(config, { ...deps, broker, deviceCommands: wired.commands }, services);
   const closeDevices = async () => {
     wired.commands.close();
     wired.detach();
     services.devices.stop();
+    stopCutting();
     revocations?.stop();
     await broker.close();
   };
@@ -221,6 +236,7 @@ export async function startAppliance(
       healthCheck: options.healthCheck,
       restartDelayMs: options.restartDelayMs,
       actions: services.actions,
+      revocations,
     });
   }
   // Not awaited: the store works with the cloud away, and the link keeps trying to reach it.

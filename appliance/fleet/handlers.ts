@@ -5,7 +5,11 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import type { CommandKind, FleetCommand } from '../../shared/devices/fleet-protocol.ts';
+import {
+  type CommandKind,
+  type FleetCommand,
+  readRevokedCertificates,
+} from '../../shared/devices/fleet-protocol.ts';
 import { type DeviceCommands, type DeviceRegistry, DeviceSettingsSchema } from '../devices/registry/index.ts';
 import type { SyncRound } from '../sync/client.ts';
 import type { CommandContext, CommandHandler } from './link.ts';
@@ -41,6 +45,14 @@ export interface FleetVision {
   ): Promise<Record<string, unknown>>;
 }
 
+/** The store broker's revocation list (appliance/identity/revocations.ts), as the fleet link feeds it. */
+export interface FleetRevocations {
+  /** Certificates the cloud pushed: refused from now on, their open sessions closed. */
+  add(certificates: Array<{ serial: string; not_after: string }>): Promise<Record<string, unknown>>;
+  /** The fetch of what was revoked since the last one: run whenever the link (re)connects. */
+  refresh(): Promise<unknown>;
+}
+
 export interface FleetHandlerDeps {
   /** The sync worker's run-now; undefined when sync is not configured. */
   syncNow: (() => Promise<SyncRound | undefined>) | undefined;
@@ -57,6 +69,8 @@ export interface FleetHandlerDeps {
   restartDelayMs?: number;
   /** Remediation's service restarts, log rotation and cache clearing; refused where absent. */
   maintenance?: FleetMaintenance | undefined;
+  /** Undefined without CLOUD_URL (no revocation list is kept): revocations are then refused. */
+  revocations?: FleetRevocations | undefined;
 }
 
 const fail = (reason: string): never => {
@@ -167,6 +181,13 @@ export function createFleetHandlers(deps: FleetHandlerDeps): Partial<Record<Comm
     return maintenance.restartService(service);
   });
 
+  async function revokeCertificates(command: FleetCommand) {
+    if (!deps.revocations) return fail('this appliance keeps no revocation list (CLOUD_URL is not set)');
+    const certificates = readRevokedCertificates(command.payload);
+    if (!certificates) return fail('revoke_certificates carries no list of certificates');
+    return deps.revocations.add(certificates);
+  }
+
   return {
     sync_now: syncNow,
     restart,
@@ -177,5 +198,6 @@ export function createFleetHandlers(deps: FleetHandlerDeps): Partial<Record<Comm
     restart_service: restartService,
     rotate_logs: onAppliance((maintenance) => maintenance.rotateLogs()),
     clear_cache: onAppliance((maintenance) => maintenance.clearCaches()),
+    revoke_certificates: revokeCertificates,
   };
 }

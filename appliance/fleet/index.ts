@@ -1,7 +1,8 @@
 /**
  * The appliance's end of the fleet link (issue 6): its MQTT connection to the cloud's broker, the
  * journal that makes each command act once, and what each command does here: sync now, restart
- * (itself, or a store device through its broker), settings, and signed over-the-air updates.
+ * (itself, or a store device through its broker), settings, signed over-the-air updates, and
+ * device certificates the cloud revoked (also fetched again each time the link comes back).
  */
 
 import { access, readFile } from 'node:fs/promises';
@@ -13,14 +14,14 @@ import type { FleetSettings } from '../config.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
 import type { DeviceCommands, DeviceRegistry } from '../devices/registry/index.ts';
 import type { SyncRound } from '../sync/client.ts';
-import { createFleetHandlers, type FleetVision } from './handlers.ts';
+import { createFleetHandlers, type FleetRevocations, type FleetVision } from './handlers.ts';
 import { createCommandJournal } from './journal.ts';
 import { createApplianceFleetLink } from './link.ts';
 import { createMaintenance } from './maintenance.ts';
 import { createSettingsStore } from './settings.ts';
 import { createUpdater, type UpdaterOptions } from './updater.ts';
 
-export type { FleetVision } from './handlers.ts';
+export type { FleetRevocations, FleetVision } from './handlers.ts';
 export { type ApplianceFleetLink, createApplianceFleetLink } from './link.ts';
 export { createSettingsStore, type PushedSettings, type SettingsStore } from './settings.ts';
 
@@ -43,6 +44,8 @@ export interface ApplianceFleetDeps {
   restartDelayMs?: number | undefined;
   /** Where the store's screens watch long commands (a model sync, an update) move. */
   actions?: ActionBoard | undefined;
+  /** The store broker's revocation list: fed by pushes, fetched again whenever the link is back. */
+  revocations?: FleetRevocations | undefined;
 }
 
 const artifactPresent: UpdaterOptions['healthCheck'] = (versionDir) =>
@@ -98,6 +101,13 @@ export async function createApplianceFleet(settings: FleetSettings, deps: Applia
     clock: deps.clock,
     log,
     actions: deps.actions,
+    onConnected: () => {
+      deps.revocations
+        ?.refresh()
+        .catch((error: unknown) =>
+          log.warn({ err: error }, 'revocation list not fetched on reconnect; the poll will try again'),
+        );
+    },
   });
   return {
     link,

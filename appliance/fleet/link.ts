@@ -41,6 +41,8 @@ export interface ApplianceFleetLinkOptions {
   clock: Clock;
   log: Logger;
   actions?: ActionBoard | undefined;
+  /** Each time the link is up again and listening (the first time too): catch up on what was missed. */
+  onConnected?: (() => void) | undefined;
 }
 
 /** What the store's screens call the commands that take a while. */
@@ -170,7 +172,10 @@ export function createApplianceFleetLink(options: ApplianceFleetLinkOptions) {
           client!
             .subscribeAsync(topic('cmd'), { qos: 1 })
             .then(() => client!.publishAsync(topic('status'), status(true), { qos: 1, retain: true }))
-            .then(() => resolve())
+            .then(() => {
+              resolve();
+              options.onConnected?.();
+            })
             .catch((error: unknown) => log.warn({ err: error }, 'fleet link could not listen for commands'));
         });
       });

@@ -11,6 +11,7 @@ import { type CertificateRequest, type IssuedCertificate, readCertificateRequest
 import { type DeviceContext, nowIso, requireDevice } from './context.ts';
 import * as errors from './errors.ts';
 import { digestToken } from './registry.ts';
+import { revokedNotice } from './revocation-notices.ts';
 import * as queries from './store.ts';
 import type { DeviceCertificateRow, DeviceRow, RevocationReason } from './tables.ts';
 import { toCertificate, toIssued } from './views.ts';
@@ -68,11 +69,17 @@ export function createCertificates(context: DeviceContext) {
     const at = nowIso(context);
     const target = { deviceId: row.id, ...(replaces.serial ? { serial: replaces.serial } : {}) };
     const superseded = { at, reason: 'superseded' as const, replacedBy: issued.serial };
-    await db.transaction().execute(async (trx) => {
+    const replaced = await db.transaction().execute(async (trx) => {
       await replaces.claim?.(trx);
+      const live = await queries.liveCertificates(trx, row.tenant_id, target);
       const changed = await queries.revokeCertificates(trx, row.tenant_id, target, superseded);
       if (replaces.serial && changed === 0) throw errors.renewalConflict();
       await queries.insertCertificate(trx, certificateRow(row, issued, at));
+      return live;
+    });
+    context.revocations.tell({
+      tenantId: row.tenant_id,
+      certificates: replaced.map((certificate) => revokedNotice(certificate, superseded)),
     });
     return { serial: issued.serial, pem: issued.pem, notAfter: issued.notAfter.toISOString() };
   }
@@ -242,7 +249,9 @@ export function createCertificates(context: DeviceContext) {
       if (!record) throw errors.certificateNotFound();
       if (record.revoked_at === null) {
         const target = { deviceId: record.device_id, serial: normalized };
-        await queries.revokeCertificates(db, tenantId, target, { at: nowIso(context), reason });
+        const revocation = { at: nowIso(context), reason };
+        if ((await queries.revokeCertificates(db, tenantId, target, revocation)) > 0)
+          context.revocations.tell({ tenantId, certificates: [revokedNotice(record, revocation)] });
       }
       return toCertificate((await queries.certificate(db, tenantId, normalized))!);
     },

@@ -5,6 +5,7 @@ import type { AuditLog } from '../audit/index.ts';
 import type { Store } from '../db/index.ts';
 import type { DeviceCa } from './ca.ts';
 import { deviceNotFound } from './errors.ts';
+import type { RevocationNotices } from './revocation-notices.ts';
 import { device } from './store.ts';
 
 export interface DeviceOptions {
@@ -23,6 +24,8 @@ export interface DeviceContext {
   audit?: AuditLog | undefined;
   ca: DeviceCa;
   options: DeviceOptions;
+  /** Told of every certificate revoked, once its revocation committed. */
+  revocations: RevocationNotices;
   /** Tenancy's answer: whether the location exists in the tenant. */
   locationExists(tenantId: string, locationId: string): Promise<boolean>;
   /** Sync's answer for an enrolling appliance: its credential (`sak_…`), shown once. */

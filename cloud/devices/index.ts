@@ -11,6 +11,7 @@ import { deviceRoutes } from './routes-devices.ts';
 import type { DeviceService } from './service.ts';
 
 export { DEFAULT_DEVICE_OPTIONS, type DeviceOptions } from './context.ts';
+export type { RevocationNotice, RevokedCertificateNotice } from './revocation-notices.ts';
 export { iotRoutes } from './routes-iot.ts';
 export { createDeviceService, type DeviceService } from './service.ts';
 

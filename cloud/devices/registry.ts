@@ -7,10 +7,12 @@ import type { DeviceType } from '../../shared/mqtt/topics.ts';
 import type { Db } from '../db/index.ts';
 import { type DeviceContext, nowIso, requireDevice } from './context.ts';
 import { deviceRevoked, locationMissing, serialNumberTaken } from './errors.ts';
+import { revokedNotice } from './revocation-notices.ts';
 import {
   type DeviceFilter,
   devices,
   insertDevice,
+  liveCertificates,
   recordSighting,
   revokeCertificates,
   updateDevice,
@@ -132,19 +134,23 @@ export function createRegistry(context: DeviceContext) {
     ) {
       const row = await requireDevice(context, tenantId, deviceId);
       if (row.state !== 'revoked') {
-        const at = nowIso(context);
-        await db.transaction().execute(async (trx) => {
+        const revocation = { at: nowIso(context), reason };
+        const revoked = await db.transaction().execute(async (trx) => {
           const patch = {
             state: 'revoked' as const,
-            revoked_at: at,
+            revoked_at: revocation.at,
             enrollment_token_digest: null,
             enrollment_token_expires_at: null,
-            updated_at: at,
+            updated_at: revocation.at,
           };
           await updateDevice(trx, tenantId, deviceId, patch, { notRevoked: true });
-          await revokeCertificates(trx, tenantId, { deviceId }, { at, reason });
-          await cancelPendingCommands(trx, tenantId, deviceId, at);
+          const live = await liveCertificates(trx, tenantId, { deviceId });
+          await revokeCertificates(trx, tenantId, { deviceId }, revocation);
+          await cancelPendingCommands(trx, tenantId, deviceId, revocation.at);
+          return live;
         });
+        const certificates = revoked.map((certificate) => revokedNotice(certificate, revocation));
+        context.revocations.tell({ tenantId, certificates });
       }
       return toDevice(await requireDevice(context, tenantId, deviceId));
     },

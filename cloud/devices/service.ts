@@ -8,6 +8,7 @@ import { createCertificates } from './certificates.ts';
 import { createCommands } from './commands.ts';
 import type { DeviceContext, DeviceOptions } from './context.ts';
 import { createRegistry } from './registry.ts';
+import { createRevocationNotices } from './revocation-notices.ts';
 import { createTelemetry } from './telemetry.ts';
 
 export interface DeviceServiceDeps {
@@ -24,8 +25,8 @@ export interface DeviceServiceDeps {
 /**
  * The device plane's cloud side in one service: the registry, the CA and certificates, commands and
  * telemetry. The fleet link calls `queueCommand`, `commandsFor`, `updateCommand`
- * and `markPresence`; synced store rows reach `applyStoreDevices` and `recordStoreMinutes`; the routes
- * call the rest.
+ * and `markPresence`, and hears of revoked certificates through `onCertificatesRevoked`; synced
+ * store rows reach `applyStoreDevices` and `recordStoreMinutes`; the routes call the rest.
  */
 export function createDeviceService(deps: DeviceServiceDeps) {
   const ca = createDeviceCa({
@@ -34,8 +35,12 @@ export function createDeviceService(deps: DeviceServiceDeps) {
     clock: deps.clock,
     certificateDays: deps.options.certificateDays,
   });
-  const context: DeviceContext = { ...deps, log: deps.log.child({ module: 'devices' }), ca };
+  const log = deps.log.child({ module: 'devices' });
+  const revocations = createRevocationNotices(log);
+  const context: DeviceContext = { ...deps, log, ca, revocations };
   return {
+    /** Told of certificates as they are revoked (after commit, on this replica); answers the way to stop. */
+    onCertificatesRevoked: revocations.on,
     ...createRegistry(context),
     ...createCertificates(context),
     ...createCommands(context),

@@ -101,6 +101,17 @@ export const certificate = (db: Db, tenantId: string, serial: string) =>
     .where('serial', '=', serial)
     .executeTakeFirst();
 
+/** A device's certificates not revoked yet (only `serial` when given): what a revocation is about to reach. */
+export const liveCertificates = (db: Db, tenantId: string, target: { deviceId: string; serial?: string }) =>
+  db
+    .selectFrom('device_certificates')
+    .select(['serial', 'device_id', 'not_after', 'certificate_pem'])
+    .where('tenant_id', '=', tenantId)
+    .where('device_id', '=', target.deviceId)
+    .$if(target.serial !== undefined, (q) => q.where('serial', '=', target.serial!))
+    .where('revoked_at', 'is', null)
+    .execute();
+
 /** Revokes the given live certificates (all of a device's when `serial` is absent); the count changed. */
 export async function revokeCertificates(
   db: Db,

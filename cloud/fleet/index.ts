@@ -1,11 +1,13 @@
 /**
  * The fleet link (issue 6): the cloud's MQTT connection to every appliance, through the embedded
- * broker or any broker by URL, carrying the device registry's commands and hearing the answers.
+ * broker or any broker by URL, carrying the device registry's commands and revoked device
+ * certificates, and hearing the answers.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import { type CommandDispatch, createCommandDispatch } from '../flows/fleet-commands.ts';
+import { createRevocationPush, type RevocationPush } from '../flows/push-revocations.ts';
 import type { CloudServices } from '../services.ts';
 import { type FleetBroker, startFleetBroker } from './broker.ts';
 import { createCloudFleetLink } from './link.ts';
@@ -56,11 +58,14 @@ export async function startFleet(
     connection = { url: broker.url, ...broker.cloudCredentials };
   }
   let dispatch: CommandDispatch | undefined;
+  let revocations: RevocationPush | undefined;
   const link = createCloudFleetLink({
     ...connection,
     prefix: config.prefix,
     log,
-    onAck: (tenantId, applianceId, ack) => dispatch!.onAck(tenantId, applianceId, ack),
+    onAck: async (tenantId, applianceId, ack) => {
+      if (!revocations!.onAck(tenantId, applianceId, ack)) await dispatch!.onAck(tenantId, applianceId, ack);
+    },
     onStatus: (tenantId, applianceId, status) => dispatch!.onStatus(tenantId, applianceId, status),
   });
   dispatch = createCommandDispatch({
@@ -70,7 +75,24 @@ export async function startFleet(
     newId: deps.newId,
     log,
   });
+  revocations = createRevocationPush({
+    services: deps.services,
+    link,
+    clock: deps.clock,
+    newId: deps.newId,
+    log,
+  });
   await link.start();
+  const stopRevocations = deps.services.devices.onCertificatesRevoked((notice) => {
+    revocations!
+      .push(notice)
+      .catch((error: unknown) =>
+        log.warn(
+          { err: error, tenantId: notice.tenantId },
+          'revocation not pushed; the appliances poll for it',
+        ),
+      );
+  });
   const stopListening = deps.services.sync.onTrigger((tenantId, locationId, priority) => {
     dispatch!
       .onSyncTrigger(tenantId, locationId, priority)
@@ -88,9 +110,11 @@ export async function startFleet(
     /** The embedded broker's TLS listener (certificates of the device CA), if it runs. */
     tlsUrl: broker?.tlsUrl,
     dispatch,
+    revocations,
     async close() {
       clearInterval(timer);
       stopListening();
+      stopRevocations();
       await link.close();
       await broker?.close();
     },

@@ -28,6 +28,8 @@ export const COMMAND_KINDS = [
   'restart_service',
   'rotate_logs',
   'clear_cache',
+  // Device certificates the cloud revoked: the store's broker refuses them and closes their sessions.
+  'revoke_certificates',
 ] as const;
 export type CommandKind = (typeof COMMAND_KINDS)[number];
 
@@ -71,6 +73,45 @@ export const FINAL_ACK_STATES: ReadonlySet<AckState> = new Set([
   'rejected',
   'expired',
 ]);
+
+/**
+ * The payload of `revoke_certificates`: certificates the cloud revoked, pushed to the appliances of
+ * the store their certificate names. Acting on one again changes nothing, and it stays worth acting
+ * on until the last certificate runs out (TLS refuses it from then on), which is its deadline.
+ */
+export const RevokedCertificateSchema = Type.Object({
+  serial: Type.String({ pattern: '^[0-9A-Fa-f]{1,64}$' }),
+  revoked_at: Type.String({ format: 'date-time' }),
+  reason: Type.String({ minLength: 1, maxLength: 64 }),
+  not_after: Type.String({ format: 'date-time' }),
+});
+export type RevokedCertificate = Static<typeof RevokedCertificateSchema>;
+
+export const RevokeCertificatesPayloadSchema = Type.Object({
+  certificates: Type.Array(RevokedCertificateSchema, { minItems: 1, maxItems: 1000 }),
+});
+export type RevokeCertificatesPayload = Static<typeof RevokeCertificatesPayloadSchema>;
+
+export function revokeCertificatesCommand(
+  id: string,
+  issuedAt: Date,
+  certificates: RevokedCertificate[],
+): FleetCommand {
+  const lastNotAfter = Math.max(issuedAt.getTime(), ...certificates.map((c) => Date.parse(c.not_after)));
+  return {
+    id,
+    kind: 'revoke_certificates',
+    payload: { certificates },
+    issued_at: issuedAt.toISOString(),
+    expires_at: new Date(lastNotAfter).toISOString(),
+  };
+}
+
+/** The certificates a `revoke_certificates` command carries, or undefined when its payload does not fit. */
+export const readRevokedCertificates = (payload: Record<string, unknown>) =>
+  Value.Check(RevokeCertificatesPayloadSchema, payload)
+    ? (payload as RevokeCertificatesPayload).certificates
+    : undefined;
 
 /** A message off the wire, checked against its schema: JSON that does not fit is undefined. */
 function read<T>(schema: Parameters<typeof Value.Check>[0], payload: Buffer | string): T | undefined {
