@@ -8,6 +8,7 @@ import {
   type TestAppliance,
 } from '../../support/appliance.ts';
 import { fuzz, operationsOf } from '../../support/fuzz.ts';
+import { limitsPage } from '../../support/list-limits.ts';
 
 /** The staff sign-in throttle counts failed PINs, refused or not: that is its job. */
 const WRITTEN_ON_REFUSAL = new Set(['login_attempts', 'pin_attempts']);
@@ -42,6 +43,9 @@ describe('hostile input against every operation of the appliance’s OpenAPI doc
     const rowCounts = async () =>
       Object.fromEntries((countAll.all() as Array<{ t: string; n: number }>).map((row) => [row.t, row.n]));
     const document = (await app.inject({ url: '/openapi.json' })).json();
+    await expect(limitsPage('Appliance local API', document)).toMatchFileSnapshot(
+      '../../../docs/limits/appliance.md',
+    );
     const operations = operationsOf(document);
     const started = Date.now();
     const report = await fuzz({

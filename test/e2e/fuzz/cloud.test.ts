@@ -20,6 +20,7 @@ import {
   type Operation,
   operationsOf,
 } from '../../support/fuzz.ts';
+import { limitsPage } from '../../support/list-limits.ts';
 import { backends } from '../../support/stores.ts';
 
 /**
@@ -101,6 +102,10 @@ describe.each(backends)(
 
     it('finds no 5xx, no body outside the area’s envelope, no internals, and no write from a refused request', async () => {
       const document = (await cloud.app.inject({ url: '/openapi.json' })).json();
+      if (backend === 'sqlite')
+        await expect(limitsPage('Cloud gateway', document)).toMatchFileSnapshot(
+          '../../../docs/limits/cloud.md',
+        );
       const operations = operationsOf(document);
       const headersFor = (operation: Operation): Record<string, string> => {
         if (operation.security.includes('appliance') && !operation.security.includes('bearer'))
