@@ -3,6 +3,7 @@ import { LogController } from 'fastify';
 import pino, { type LoggerOptions } from 'pino';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './areas.ts';
 import { requestIdFrom } from './request-id.ts';
+import { buildResponseSerializer } from './serialization.ts';
 import { buildRequestValidator } from './validation.ts';
 
 /** Secrets that must never reach a log line. Request bodies are never logged. */
@@ -54,7 +55,12 @@ export function serverOptions(logger: LoggerOptions | false, trustProxy = false)
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler,
-    schemaController: { compilersFactory: { buildValidator: buildRequestValidator() } },
+    schemaController: {
+      compilersFactory: {
+        buildValidator: buildRequestValidator(),
+        buildSerializer: buildResponseSerializer(),
+      },
+    },
     ajv: {
       customOptions: {
         // Unknown fields are refused, not silently dropped, and every bad field is reported.

@@ -135,8 +135,16 @@ function withTextRules(validate: Validate, schema: Schema): Validate {
  * Fastify's validator factory with our rule: one Ajv for bodies (no coercion) and one for text
  * parts (coercion of text into the declared types, numbers by `parseNumbers`).
  */
+const pool = AjvCompiler();
+
+/**
+ * Validators by options and schema text, for every app of the process: a schema compiles once,
+ * however many times an app is built (the tests build hundreds) and however its routes rebuild
+ * their schema objects. A validator is a pure function of its schema and options.
+ */
+const compiled = new Map<string, Validate>();
+
 export function buildRequestValidator(): AjvCompiler.BuildCompilerFromPool {
-  const pool = AjvCompiler();
   return (externalSchemas, options = {}) => {
     const custom = (options.customOptions ?? {}) as Record<string, unknown>;
     const ajvOptions = (coerceTypes: false | 'array') => ({
@@ -146,9 +154,21 @@ export function buildRequestValidator(): AjvCompiler.BuildCompilerFromPool {
     });
     const forBody = pool(externalSchemas, ajvOptions(false));
     const forText = pool(externalSchemas, ajvOptions('array'));
+    const context = JSON.stringify([externalSchemas, custom]);
+    const once = (compile: typeof forBody, route: Parameters<typeof forBody>[0], kind: string) => {
+      const key = `${context}${kind}${JSON.stringify(route.schema)}`;
+      let validate = compiled.get(key);
+      if (!validate) {
+        validate = compile(route) as Validate;
+        compiled.set(key, validate);
+      }
+      return validate;
+    };
     return (route) => {
-      if ((route.httpPart ?? 'body') === 'body') return forBody(route);
-      return withTextRules(forText(route) as Validate, route.schema as Schema) as ReturnType<typeof forText>;
+      if ((route.httpPart ?? 'body') === 'body')
+        return once(forBody, route, 'body') as ReturnType<typeof forBody>;
+      const validate = once(forText, route, 'text');
+      return withTextRules(validate, route.schema as Schema) as ReturnType<typeof forText>;
     };
   };
 }
