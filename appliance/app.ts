@@ -171,7 +171,9 @@ export async function buildApplianceApp(
   await app.register(timeClockRoutes, { prefix: '/v1/commerce', ...services });
   // At the root, before any WebSocket route (MQTT, the KDS and kiosk feeds): one WebSocket server
   // answers every upgrade. Registered inside each module instead, two would both take the socket.
-  await app.register(websocket);
+  // A frame is at most the broker's largest packet (the feeds' clients send far less): ws would
+  // otherwise buffer 100 MiB of one unauthenticated frame before MQTT saw a byte of it.
+  await app.register(websocket, { options: { maxPayload: config.mqtt.maxPacketBytes } });
   if (deps.broker) await app.register(mqttWebSocketRoutes, { broker: deps.broker });
   await app.register(kitchenRoutes, { prefix: '/v1/commerce', db: deps.db, kitchen: services.kitchen });
   await app.register(deviceRoutes, {

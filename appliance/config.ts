@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cron from 'node-cron';
 import { DEFAULT_BATCH_SIZE, MAX_PUSH_CHANGES } from '../shared/sync/protocol.ts';
-import { DEFAULT_MAX_PACKET_BYTES } from './devices/broker/index.ts';
+import { DEFAULT_MAX_PACKET_BYTES } from './devices/index.ts';
 import { type ApplianceIdentity, readIdentity } from './identity/index.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

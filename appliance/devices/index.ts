@@ -7,6 +7,7 @@ export {
   type ApplianceBroker,
   type BrokerOptions,
   type BrokerPrincipal,
+  DEFAULT_MAX_PACKET_BYTES,
   startBroker,
 } from './broker/index.ts';
 export { mqttWebSocketRoutes } from './broker/websocket-route.ts';

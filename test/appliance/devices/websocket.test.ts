@@ -7,6 +7,7 @@ import { WebSocket } from 'ws';
 import { createApplianceServices } from '../../../appliance/app.ts';
 import { loadApplianceConfig } from '../../../appliance/config.ts';
 import { openApplianceDb } from '../../../appliance/db/index.ts';
+import { DEFAULT_MAX_PACKET_BYTES } from '../../../appliance/devices/index.ts';
 import { startAppliance } from '../../../appliance/main.ts';
 import { createSecretHasher } from '../../../cloud/identity/secrets.ts';
 import { systemClock } from '../../../shared/clock.ts';
@@ -110,6 +111,17 @@ describe('MQTT over WebSocket at the local API’s /mqtt', () => {
 
   it('refuses a connection without a valid token (bad user name or password)', async () => {
     await expect(overWebSocket('not-a-token', `${CASHIER}:x`)).rejects.toMatchObject({ code: 4 });
+  });
+
+  it('closes a frame larger than the broker’s largest packet before buffering it (1009)', async () => {
+    const socket = new WebSocket(`ws://127.0.0.1:${appliance.port}/mqtt`, 'mqtt');
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    socket.send(Buffer.alloc(DEFAULT_MAX_PACKET_BYTES + 1));
+    expect(await closed).toBe(1009);
   });
 
   it('leaves the kitchen feed’s WebSocket working beside it', async () => {
