@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import type { Store } from '../../cloud/db/index.ts';
+import { unboundedNumbers } from '../../shared/http/validation.ts';
 
 type Schema = Record<string, unknown>;
 export type Area = 'general' | 'billing' | 'pnl';
@@ -572,3 +573,11 @@ export async function cloudRowCounter(store: Store, exclude: ReadonlySet<string>
   return async () =>
     Object.fromEntries((await countAll(union.parameters)).map((row) => [row.t, Number(row.n)]));
 }
+
+/** Every number of every operation's request without a finite range (none, or a route did not start). */
+export const unboundedIn = (operations: Operation[]) =>
+  operations.flatMap((operation) =>
+    [...operation.params, ...operation.query, ...(operation.body ? [operation.body] : [])]
+      .flatMap((schema) => unboundedNumbers(schema))
+      .map((path) => `${operation.method} ${operation.path} ${path}`),
+  );

@@ -19,6 +19,7 @@ import {
   type KnownIds,
   type Operation,
   operationsOf,
+  unboundedIn,
 } from '../../support/fuzz.ts';
 import { limitsPage } from '../../support/list-limits.ts';
 import { backends } from '../../support/stores.ts';
@@ -107,6 +108,7 @@ describe.each(backends)(
           '../../../docs/limits/cloud.md',
         );
       const operations = operationsOf(document);
+      expect(unboundedIn(operations)).toEqual([]);
       const headersFor = (operation: Operation): Record<string, string> => {
         if (operation.security.includes('appliance') && !operation.security.includes('bearer'))
           return { authorization: `Appliance ${credential}` };
