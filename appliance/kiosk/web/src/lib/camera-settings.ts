@@ -38,8 +38,8 @@ export const CAMERA_SETTING_FIELDS: readonly CameraSettingField[] = [
   {
     key: 'bitrate',
     label: 'Bitrate (bits/s)',
-    help: 'whole number; blank: the camera’s own',
-    rule: { kind: 'number', integer: true, min: 1, minExclusive: false },
+    help: 'whole number up to 100,000,000; blank: the camera’s own',
+    rule: { kind: 'number', integer: true, min: 1, minExclusive: false, max: 100_000_000 },
   },
   { key: 'fps', label: 'Camera fps', help: 'above 0, at most 120', rule: rate },
   { key: 'min_confidence', label: 'Minimum confidence', help: '0 to 1 (default 0.8)', rule: fraction },
