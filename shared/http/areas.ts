@@ -32,6 +32,9 @@ declare module 'fastify' {
   }
 }
 
+/** Longest path segment the router matches; longer ones answer 414 (no id of ours is near it). */
+export const MAX_PARAM_LENGTH = 256;
+
 const GENERAL: ErrorArea = { prefix: '', format: 'general', handler: createErrorHandler('general') };
 
 /** The module's errors, and those raised before routing under its prefix, in its envelope. */
@@ -64,9 +67,6 @@ function beforeRouting(error: FastifyError): AppError {
     'The request could not be routed',
   );
 }
-
-/** Longest path segment the router matches; longer ones answer 414 (no id of ours is near it). */
-export const MAX_PARAM_LENGTH = 256;
 
 /** Fastify's `frameworkErrors`: a refused URL answers in its area's envelope, with a request id. */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {

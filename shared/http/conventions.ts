@@ -52,16 +52,16 @@ function refuseUnboundedNumbers(route: { method: string | string[]; url: string;
     );
 }
 
-/**
- * JSON bodies parsed as Fastify does (prototype poisoning refused), nested at most MAX_JSON_DEPTH
- * deep, and without U+0000 in a string.
- */
 type JsonParser = (
   request: FastifyRequest,
   body: string,
   done: (error: Error | null, body?: unknown) => void,
 ) => void;
 
+/**
+ * JSON bodies parsed as Fastify does (prototype poisoning refused), nested at most MAX_JSON_DEPTH
+ * deep, and without U+0000 in a string.
+ */
 function boundedJsonParser(app: FastifyInstance): JsonParser {
   const parse = app.getDefaultJsonParser('error', 'error') as JsonParser;
   return (request, body, done) => {
