@@ -220,29 +220,41 @@ export function assertNoNul(text: string) {
   if (text.includes('\u0000')) throw new InvalidRequestError(`The body ${NUL_MESSAGE}`);
 }
 
+/** Runs of characters the scan passes over: inside a string, and between strings. */
+const STRING_RUN = /[^"\\]*/y;
+const STRUCTURE_RUN = /[^"[\]{}]*/y;
+
+/** Where the sticky `run` stops matching from `from`. */
+function skip(run: RegExp, text: string, from: number) {
+  run.lastIndex = from;
+  run.test(text);
+  return run.lastIndex;
+}
+
 /**
  * What is wrong with a JSON text before it is parsed, in one linear scan: nesting deeper than
  * `maxDepth` (no parser, validator or walk of ours then recurses into a hostile body) or an escaped
- * U+0000 in a string. Raw control characters are the parser's to refuse.
+ * U+0000 in a string. Raw control characters are the parser's to refuse. The runs between the
+ * characters that matter are skipped by the regular expression engine, several times faster than a
+ * loop over every character (a push's base64 documents are long strings).
  */
 export function jsonTextProblem(text: string, maxDepth: number): 'too deep' | 'nul' | undefined {
   let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
+  let i = skip(STRUCTURE_RUN, text, 0);
+  while (i < text.length) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) {
-        // A backslash escapes the next character; `\u0000` is U+0000.
+    if (c === 34) {
+      // A string: to its closing quote, a backslash escaping the character after it.
+      i = skip(STRING_RUN, text, i + 1);
+      while (text.charCodeAt(i) === 92) {
         if (text.charCodeAt(i + 1) === 117 && text.startsWith('0000', i + 2)) return 'nul';
-        i++;
-      } else if (c === 34) inString = false;
-      continue;
-    }
-    if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
+        i = skip(STRING_RUN, text, i + 2);
+      }
+    } else if (c === 123 || c === 91) {
       depth++;
       if (depth > maxDepth) return 'too deep';
-    } else if (c === 125 || c === 93) depth--;
+    } else depth--;
+    i = skip(STRUCTURE_RUN, text, i + 1);
   }
   return undefined;
 }

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { Type } from '@sinclair/typebox';
+import fc from 'fast-check';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useErrorArea } from '../../../shared/http/areas.ts';
@@ -213,7 +214,35 @@ describe('one rule for numbers and types', () => {
   });
 });
 
+/** The scan's reference: the parsed value's nesting, and whether any of its strings holds U+0000. */
+function parsedFacts(value: unknown, depth = 0): { depth: number; nul: boolean } {
+  if (typeof value === 'string') return { depth, nul: value.includes('\u0000') };
+  if (typeof value !== 'object' || value === null) return { depth, nul: false };
+  let deepest = depth + 1;
+  let nul = false;
+  for (const [key, item] of Object.entries(value)) {
+    const inner = parsedFacts(item, depth + 1);
+    deepest = Math.max(deepest, inner.depth);
+    nul ||= inner.nul || (!Array.isArray(value) && key.includes('\u0000'));
+  }
+  return { depth: deepest, nul };
+}
+
 describe('the scan of a JSON text', () => {
+  it('agrees with parsing on any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 0, max: 9 }), (value, max) => {
+        const facts = parsedFacts(value);
+        const found = jsonTextProblem(JSON.stringify(value), max);
+        if (!facts.nul && facts.depth <= max) return found === undefined;
+        if (facts.nul && facts.depth <= max) return found === 'nul';
+        if (!facts.nul) return found === 'too deep';
+        return found !== undefined;
+      }),
+      { numRuns: 3000, seed: 22 },
+    );
+  });
+
   it('counts only brackets outside strings, escapes included', () => {
     expect(jsonTextProblem('[[["]]]]]]]]"]]]', 3)).toBeUndefined();
     expect(jsonTextProblem('["\\"[[[[[["]', 1)).toBeUndefined();
