@@ -490,7 +490,9 @@ async function perform(world: World, op: Op) {
         return;
       case 'replay': {
         const status = await store.proxy.replay(op.pick);
-        expect([0, 200]).toContain(status);
+        // A late copy may meet the cloud with eight pushes already in flight (duplicates and
+        // both stores' rounds): SYNC_BUSY refuses it whole, which is as harmless as applying it.
+        expect([0, 200, 429]).toContain(status);
         return;
       }
       case 'restart': {
