@@ -6,10 +6,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * retries against.
  */
 const CAMERA_HEAVY = [
-  'test/vision/pipeline/*-eval.test.ts',
-  'test/vision/runtime/runtime.test.ts',
-  'test/vision/runtime/live-camera.test.ts',
-  'test/kiosk/ui/*.test.ts',
+  'test/appliance/vision/pipeline/*-eval.test.ts',
+  'test/appliance/vision/runtime/runtime.test.ts',
+  'test/appliance/vision/runtime/live-camera.test.ts',
+  'test/appliance/kiosk/ui/*.test.ts',
 ];
 
 /**

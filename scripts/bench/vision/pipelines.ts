@@ -30,7 +30,7 @@ interface Camera {
   answeredAt: number;
 }
 
-/** The synthetic world's lane as its camera is configured (test/vision/support/world-lane.ts). */
+/** The synthetic world's lane as its camera is configured (test/appliance/vision/support/world-lane.ts). */
 const laneOf = (width: number, height: number): LaneZones => ({
   zones: zonesFor(width, height),
   queue: QUEUE_ZONES,
