@@ -3,7 +3,11 @@ import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Capture, type CaptureOptions, createCapture } from '../../../../appliance/vision/capture/index.ts';
+import {
+  type Capture,
+  type CaptureOptions,
+  createCapture,
+} from '../../../../appliance/vision/capture/index.ts';
 import type { Frame } from '../../../../shared/vision/types.ts';
 import { makeClip, recordingLog, sleep, startLiveServer, waitFor } from './support.ts';
 

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createGreySampler, createMotionGate, shouldInfer } from '../../../../appliance/vision/motion/index.ts';
+import {
+  createGreySampler,
+  createMotionGate,
+  shouldInfer,
+} from '../../../../appliance/vision/motion/index.ts';
 
 interface Rect {
   x: number;
