@@ -10,6 +10,7 @@ import type { IdentityTables } from '../identity/tables.ts';
 import type { IncidentTables } from '../incidents/tables.ts';
 import type { NotifyTables } from '../notify/tables.ts';
 import type { OncallTables } from '../oncall/tables.ts';
+import type { PnlTables } from '../pnl/tables.ts';
 import type { SsoTables } from '../sso/tables.ts';
 import type { SyncTables } from '../sync/tables.ts';
 import type { TenancyTables } from '../tenancy/tables.ts';
@@ -35,4 +36,5 @@ export type Database = TenancyTables &
   AiopsTables &
   CockpitTables &
   ChatTables &
-  SsoTables;
+  SsoTables &
+  PnlTables;

@@ -1,5 +1,4 @@
 import type { Db } from '../db/index.ts';
-import { pnlDb } from './db.ts';
 
 interface Component {
   inventory_item_id: string;
@@ -24,8 +23,7 @@ function componentsOf(text: string): Component[] {
  * costs) and whether it is a beverage (its own classification, else its category's, else food).
  * Worked out for one store or the whole tenant; a menu item without a recipe costs nothing.
  */
-export async function refreshMenuCosts(trx: Db, tenantId: string, locationId?: string) {
-  const db = pnlDb(trx);
+export async function refreshMenuCosts(db: Db, tenantId: string, locationId?: string) {
   const recipes = await db
     .selectFrom('pnl_recipes')
     .selectAll()

@@ -1,5 +1,4 @@
 import type { Db } from '../db/index.ts';
-import { pnlDb } from './db.ts';
 import type {
   ClassificationKind,
   ExpenseCategory,
@@ -26,17 +25,16 @@ export interface ExpenseFilter {
 /** The finance ledger: one Kysely query per function, each scoped by tenant, for both dialects. */
 export function createLedgerStore() {
   return {
-    insertExpenses: (db: Db, rows: PnlExpenseRow[]) =>
-      pnlDb(db).insertInto('pnl_expenses').values(rows).execute(),
+    insertExpenses: (db: Db, rows: PnlExpenseRow[]) => db.insertInto('pnl_expenses').values(rows).execute(),
     expense: (db: Db, tenantId: string, id: string) =>
-      pnlDb(db)
+      db
         .selectFrom('pnl_expenses')
         .selectAll()
         .where('tenant_id', '=', tenantId)
         .where('id', '=', id)
         .executeTakeFirst(),
     listExpenses: (db: Db, tenantId: string, filter: ExpenseFilter, page: Page) =>
-      pnlDb(db)
+      db
         .selectFrom('pnl_expenses')
         .selectAll()
         .where('tenant_id', '=', tenantId)
@@ -52,7 +50,7 @@ export function createLedgerStore() {
     deleteExpense: async (db: Db, tenantId: string, id: string) =>
       Number(
         (
-          await pnlDb(db)
+          await db
             .deleteFrom('pnl_expenses')
             .where('tenant_id', '=', tenantId)
             .where('id', '=', id)
@@ -61,7 +59,7 @@ export function createLedgerStore() {
       ),
 
     wageRates: (db: Db, tenantId: string, staffId: string) =>
-      pnlDb(db)
+      db
         .selectFrom('pnl_wage_rates')
         .selectAll()
         .where('tenant_id', '=', tenantId)
@@ -69,14 +67,14 @@ export function createLedgerStore() {
         .orderBy('effective_from')
         .execute(),
     wageRate: (db: Db, tenantId: string, id: string) =>
-      pnlDb(db)
+      db
         .selectFrom('pnl_wage_rates')
         .selectAll()
         .where('tenant_id', '=', tenantId)
         .where('id', '=', id)
         .executeTakeFirst(),
     upsertWageRate: (db: Db, row: PnlWageRateRow) =>
-      pnlDb(db)
+      db
         .insertInto('pnl_wage_rates')
         .values(row)
         .onConflict((oc) =>
@@ -86,14 +84,14 @@ export function createLedgerStore() {
         )
         .execute(),
     setEffectiveTo: (db: Db, tenantId: string, id: string, effectiveTo: string | null) =>
-      pnlDb(db)
+      db
         .updateTable('pnl_wage_rates')
         .set({ effective_to: effectiveTo })
         .where('tenant_id', '=', tenantId)
         .where('id', '=', id)
         .execute(),
     listWageRates: (db: Db, tenantId: string, staffId: string | undefined, page: Page) =>
-      pnlDb(db)
+      db
         .selectFrom('pnl_wage_rates')
         .selectAll()
         .where('tenant_id', '=', tenantId)
@@ -103,17 +101,17 @@ export function createLedgerStore() {
         .limit(page.limit + 1)
         .execute(),
     deleteWageRate: (db: Db, tenantId: string, id: string) =>
-      pnlDb(db).deleteFrom('pnl_wage_rates').where('tenant_id', '=', tenantId).where('id', '=', id).execute(),
+      db.deleteFrom('pnl_wage_rates').where('tenant_id', '=', tenantId).where('id', '=', id).execute(),
 
     itemCost: (db: Db, tenantId: string, itemId: string) =>
-      pnlDb(db)
+      db
         .selectFrom('pnl_item_costs')
         .selectAll()
         .where('tenant_id', '=', tenantId)
         .where('inventory_item_id', '=', itemId)
         .executeTakeFirst(),
     upsertItemCost: (db: Db, row: PnlItemCostRow) =>
-      pnlDb(db)
+      db
         .insertInto('pnl_item_costs')
         .values(row)
         .onConflict((oc) =>
@@ -123,7 +121,7 @@ export function createLedgerStore() {
         )
         .execute(),
     listItemCosts: (db: Db, tenantId: string, page: Page) =>
-      pnlDb(db)
+      db
         .selectFrom('pnl_item_costs')
         .selectAll()
         .where('tenant_id', '=', tenantId)
@@ -132,14 +130,14 @@ export function createLedgerStore() {
         .limit(page.limit + 1)
         .execute(),
     deleteItemCost: (db: Db, tenantId: string, itemId: string) =>
-      pnlDb(db)
+      db
         .deleteFrom('pnl_item_costs')
         .where('tenant_id', '=', tenantId)
         .where('inventory_item_id', '=', itemId)
         .execute(),
 
     classification: (db: Db, tenantId: string, kind: ClassificationKind, refId: string) =>
-      pnlDb(db)
+      db
         .selectFrom('pnl_classifications')
         .selectAll()
         .where('tenant_id', '=', tenantId)
@@ -147,7 +145,7 @@ export function createLedgerStore() {
         .where('ref_id', '=', refId)
         .executeTakeFirst(),
     upsertClassification: (db: Db, row: PnlClassificationRow) =>
-      pnlDb(db)
+      db
         .insertInto('pnl_classifications')
         .values(row)
         .onConflict((oc) =>
@@ -157,7 +155,7 @@ export function createLedgerStore() {
         )
         .execute(),
     listClassifications: (db: Db, tenantId: string, page: Page) =>
-      pnlDb(db)
+      db
         .selectFrom('pnl_classifications')
         .selectAll()
         .where('tenant_id', '=', tenantId)
@@ -166,7 +164,7 @@ export function createLedgerStore() {
         .limit(page.limit + 1)
         .execute(),
     deleteClassification: (db: Db, tenantId: string, kind: ClassificationKind, refId: string) =>
-      pnlDb(db)
+      db
         .deleteFrom('pnl_classifications')
         .where('tenant_id', '=', tenantId)
         .where('kind', '=', kind)
@@ -179,7 +177,7 @@ export function createLedgerStore() {
       scope: { brand_id: string | null; location_id: string | null },
       month: string,
     ) =>
-      pnlDb(db)
+      db
         .selectFrom('pnl_budgets')
         .selectAll()
         .where('tenant_id', '=', tenantId)
@@ -193,16 +191,16 @@ export function createLedgerStore() {
           ]),
         )
         .executeTakeFirst(),
-    insertBudget: (db: Db, row: PnlBudgetRow) => pnlDb(db).insertInto('pnl_budgets').values(row).execute(),
+    insertBudget: (db: Db, row: PnlBudgetRow) => db.insertInto('pnl_budgets').values(row).execute(),
     updateBudget: (db: Db, tenantId: string, id: string, amounts: string, at: string) =>
-      pnlDb(db)
+      db
         .updateTable('pnl_budgets')
         .set({ amounts, updated_at: at })
         .where('tenant_id', '=', tenantId)
         .where('id', '=', id)
         .execute(),
     listBudgets: (db: Db, tenantId: string, filter: { month?: string | undefined }, page: Page) =>
-      pnlDb(db)
+      db
         .selectFrom('pnl_budgets')
         .selectAll()
         .where('tenant_id', '=', tenantId)
@@ -214,7 +212,7 @@ export function createLedgerStore() {
     deleteBudget: async (db: Db, tenantId: string, id: string) =>
       Number(
         (
-          await pnlDb(db)
+          await db
             .deleteFrom('pnl_budgets')
             .where('tenant_id', '=', tenantId)
             .where('id', '=', id)

@@ -3,7 +3,6 @@ import type { Fields } from '../../shared/sync/registry.ts';
 import type { Db } from '../db/index.ts';
 import { refreshMenuCosts } from './costs.ts';
 import { addDays, localDay } from './dates.ts';
-import { type PnlDb, pnlDb } from './db.ts';
 import type { PnlTables } from './tables.ts';
 
 const CHUNK = 400;
@@ -23,7 +22,7 @@ interface OrderStanding {
   counted: number;
 }
 
-async function ordersOf(db: PnlDb, at: Where, orderIds: string[]) {
+async function ordersOf(db: Db, at: Where, orderIds: string[]) {
   const found = new Map<string, OrderStanding>();
   for (const ids of chunks([...new Set(orderIds)])) {
     const rows = await db
@@ -43,7 +42,7 @@ const daysOf = (orders: Map<string, OrderStanding>) => [
 ];
 
 /** An order's day and standing copied onto its items and payments (by the order_id index). */
-async function propagate(db: PnlDb, at: Where, facts: Array<{ id: string } & OrderStanding>) {
+async function propagate(db: Db, at: Where, facts: Array<{ id: string } & OrderStanding>) {
   const groups = new Map<string, string[]>();
   for (const fact of facts) {
     const key = `${fact.counted}|${fact.business_day}`;
@@ -69,7 +68,7 @@ async function propagate(db: PnlDb, at: Where, facts: Array<{ id: string } & Ord
  * that arrives again replaces its contribution instead of adding to it.
  */
 async function replaceFacts<T extends keyof PnlTables & string>(
-  db: PnlDb,
+  db: Db,
   table: T,
   key: ReadonlyArray<keyof PnlTables[T] & string>,
   facts: ReadonlyArray<Insertable<PnlTables[T]>>,
@@ -85,8 +84,7 @@ async function replaceFacts<T extends keyof PnlTables & string>(
       .execute();
 }
 
-export async function recordOrders(trx: Db, at: Where, rows: Fields[]) {
-  const db = pnlDb(trx);
+export async function recordOrders(db: Db, at: Where, rows: Fields[]) {
   const facts = rows.map((row) => ({
     tenant_id: at.tenantId,
     location_id: at.locationId,
@@ -106,11 +104,10 @@ export async function recordOrders(trx: Db, at: Where, rows: Fields[]) {
     return old?.business_day !== f.business_day || old.counted !== f.counted;
   });
   await propagate(db, at, changed);
-  await recomputeDays(trx, at, [...new Set([...daysOf(before), ...facts.map((f) => f.business_day)])]);
+  await recomputeDays(db, at, [...new Set([...daysOf(before), ...facts.map((f) => f.business_day)])]);
 }
 
-export async function recordOrderItems(trx: Db, at: Where, rows: Fields[]) {
-  const db = pnlDb(trx);
+export async function recordOrderItems(db: Db, at: Where, rows: Fields[]) {
   const orders = await ordersOf(
     db,
     at,
@@ -128,11 +125,10 @@ export async function recordOrderItems(trx: Db, at: Where, rows: Fields[]) {
     counted: orders.get(text(row.order_id))?.counted ?? 0,
   }));
   await replaceFacts(db, 'pnl_lines', ['tenant_id', 'location_id', 'id'], facts);
-  await recomputeDays(trx, at, daysOf(orders));
+  await recomputeDays(db, at, daysOf(orders));
 }
 
-export async function recordPayments(trx: Db, at: Where, rows: Fields[]) {
-  const db = pnlDb(trx);
+export async function recordPayments(db: Db, at: Where, rows: Fields[]) {
   const orders = await ordersOf(
     db,
     at,
@@ -148,12 +144,11 @@ export async function recordPayments(trx: Db, at: Where, rows: Fields[]) {
     counted: orders.get(text(row.order_id))?.counted ?? 0,
   }));
   await replaceFacts(db, 'pnl_payments', ['tenant_id', 'location_id', 'id'], facts);
-  await recomputeDays(trx, at, daysOf(orders));
+  await recomputeDays(db, at, daysOf(orders));
 }
 
 /** Punches: the hours of the days they touch are worked out again from every punch of the store. */
-export async function recordPunches(trx: Db, at: Where, timezone: string, rows: Fields[]) {
-  const db = pnlDb(trx);
+export async function recordPunches(db: Db, at: Where, timezone: string, rows: Fields[]) {
   // A punch whose time does not parse adds no hours (and must not fail the store's push).
   const facts = rows
     .filter((row) => Number.isFinite(Date.parse(text(row.at))))
@@ -181,8 +176,8 @@ export async function recordPunches(trx: Db, at: Where, timezone: string, rows: 
   for (const fact of facts) days.add(localDay(fact.at, timezone));
   // A clock-out after midnight closes the shift of the day before.
   for (const day of [...days]) days.add(addDays(day, -1));
-  await recomputeHours(trx, at, timezone, [...days]);
-  await recomputeDays(trx, at, [...days]);
+  await recomputeHours(db, at, timezone, [...days]);
+  await recomputeDays(db, at, [...days]);
 }
 
 /** Seconds worked per staff member and the local day their shift began; breaks are not paid. */
@@ -213,8 +208,7 @@ export function hoursOf(punches: Array<{ staff_id: string; kind: string; at: str
   });
 }
 
-async function recomputeHours(trx: Db, at: Where, timezone: string, days: string[]) {
-  const db = pnlDb(trx);
+async function recomputeHours(db: Db, at: Where, timezone: string, days: string[]) {
   const sorted = [...days].sort();
   const from = `${addDays(sorted[0]!, -2)}T00:00:00.000Z`;
   const to = `${addDays(sorted.at(-1)!, 3)}T00:00:00.000Z`;
@@ -245,8 +239,7 @@ async function recomputeHours(trx: Db, at: Where, timezone: string, days: string
 }
 
 /** Recipes and menu items change what an item costs: the store's costs are worked out again. */
-export async function recordRecipes(trx: Db, at: Where, rows: Fields[]) {
-  const db = pnlDb(trx);
+export async function recordRecipes(db: Db, at: Where, rows: Fields[]) {
   const facts = rows.map((row) => ({
     tenant_id: at.tenantId,
     location_id: at.locationId,
@@ -254,12 +247,11 @@ export async function recordRecipes(trx: Db, at: Where, rows: Fields[]) {
     components: typeof row.components === 'string' ? row.components : JSON.stringify(row.components ?? []),
   }));
   await replaceFacts(db, 'pnl_recipes', ['tenant_id', 'location_id', 'menu_item_id'], facts);
-  await refreshMenuCosts(trx, at.tenantId, at.locationId);
-  await reprice(trx, at.tenantId, { locationId: at.locationId });
+  await refreshMenuCosts(db, at.tenantId, at.locationId);
+  await reprice(db, at.tenantId, { locationId: at.locationId });
 }
 
-export async function recordMenuItems(trx: Db, at: Where, rows: Fields[]) {
-  const db = pnlDb(trx);
+export async function recordMenuItems(db: Db, at: Where, rows: Fields[]) {
   const facts = rows.map((row) => ({
     tenant_id: at.tenantId,
     location_id: at.locationId,
@@ -268,8 +260,8 @@ export async function recordMenuItems(trx: Db, at: Where, rows: Fields[]) {
     name: text(row.name),
   }));
   await replaceFacts(db, 'pnl_menu_items', ['tenant_id', 'location_id', 'id'], facts);
-  await refreshMenuCosts(trx, at.tenantId, at.locationId);
-  await reprice(trx, at.tenantId, { locationId: at.locationId });
+  await refreshMenuCosts(db, at.tenantId, at.locationId);
+  await reprice(db, at.tenantId, { locationId: at.locationId });
 }
 
 async function sumsByDay(query: Promise<Array<{ business_day: string; total: unknown }>>) {
@@ -280,9 +272,8 @@ async function sumsByDay(query: Promise<Array<{ business_day: string; total: unk
  * A location's days worked out again from its facts: units sold per menu item, then the day's money
  * (gross from counted orders' subtotals, refunds from their payments), then its costs.
  */
-export async function recomputeDays(trx: Db, at: Where, days: string[]) {
+export async function recomputeDays(db: Db, at: Where, days: string[]) {
   if (days.length === 0) return;
-  const db = pnlDb(trx);
   for (const part of chunks([...new Set(days)])) {
     await db
       .deleteFrom('pnl_day_items')
@@ -351,7 +342,7 @@ export async function recomputeDays(trx: Db, at: Where, days: string[]) {
         })),
       )
       .execute();
-    await reprice(trx, at.tenantId, { locationId: at.locationId, days: part });
+    await reprice(db, at.tenantId, { locationId: at.locationId, days: part });
   }
 }
 
@@ -377,7 +368,7 @@ export async function reprice(
         and (w.effective_to is null or w.effective_to >= h.business_day)
       where h.tenant_id = pnl_days.tenant_id and h.location_id = pnl_days.location_id
         and h.business_day = pnl_days.business_day), 0)`;
-  await pnlDb(trx)
+  await trx
     .updateTable('pnl_days')
     .set({ food_cost_minor: cost(0), beverage_cost_minor: cost(1), labor_cost_minor: labor })
     .where('tenant_id', '=', tenantId)

@@ -1,5 +1,4 @@
 import type { Db } from '../db/index.ts';
-import { pnlDb } from './db.ts';
 import type { ExpenseCategory } from './tables.ts';
 
 const num = (value: unknown) => Number(value ?? 0);
@@ -28,10 +27,9 @@ export const ALL_LOCATIONS = '*';
 
 /** Report reads: the daily rollups and the expense ledger summed by location (and by day for trends). */
 export function createPnlReadStore(db: Db) {
-  const pdb = pnlDb(db);
   return {
     async money(tenantId: string, start: string, end: string, byDay: boolean): Promise<DayMoney[]> {
-      const rows = await pdb
+      const rows = await db
         .selectFrom('pnl_days')
         .select((eb) => [
           'location_id',
@@ -70,7 +68,7 @@ export function createPnlReadStore(db: Db) {
       end: string,
       locationIds: string[] | undefined,
     ): Promise<DayMoney[]> {
-      const rows = await pdb
+      const rows = await db
         .selectFrom('pnl_days')
         .select((eb) => [
           'business_day',
@@ -102,7 +100,7 @@ export function createPnlReadStore(db: Db) {
     },
 
     async expenses(tenantId: string, start: string, end: string, byDay: boolean): Promise<ExpenseSum[]> {
-      const rows = await pdb
+      const rows = await db
         .selectFrom('pnl_expenses')
         .select((eb) => [
           'location_id',
@@ -130,7 +128,7 @@ export function createPnlReadStore(db: Db) {
     },
 
     budgets: (tenantId: string, months: string[]) =>
-      pdb
+      db
         .selectFrom('pnl_budgets')
         .selectAll()
         .where('tenant_id', '=', tenantId)
