@@ -1,10 +1,10 @@
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
-import { createSecretHasher, type SecretHasher } from '../cloud/identity/secrets.ts';
 import type { Clock } from '../shared/clock.ts';
 import { conventionsPlugin } from '../shared/http/conventions.ts';
 import { serverOptions } from '../shared/http/server-options.ts';
+import { createSecretHasher, type SecretHasher } from '../shared/identity/secrets.ts';
 import type { IdGenerator } from '../shared/ids.ts';
 import { createActionBoard } from './actions/index.ts';
 import {

@@ -1,20 +1,11 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
+import type { PublishedJwk } from '../../shared/identity/schemas.ts';
+import { SIGNING_ALG } from '../../shared/identity/tokens.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
 
-export const SIGNING_ALG = 'ES256';
-
-/** A P-256 public key as published in the JWKS, the same shape the cloud publishes. */
-export interface PublishedJwk {
-  kty: string;
-  kid: string;
-  alg: string;
-  use: string;
-  crv: string;
-  x: string;
-  y: string;
-}
+export type { PublishedJwk };
 
 interface KeyRow {
   kid: string;

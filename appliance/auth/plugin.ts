@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { invalidToken } from '../../cloud/identity/tokens.ts';
 import { ForbiddenError, UnauthorizedError } from '../../shared/http/errors.ts';
+import { invalidToken } from '../../shared/identity/tokens.ts';
 import type { Role } from '../../shared/roles.ts';
 import type { AuthContext, StaffAuth } from './service.ts';
 

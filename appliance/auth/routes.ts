@@ -1,14 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { authStatus, Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
 import {
   JwksSchema,
   LoginResultSchema,
-  type PinLogin,
   PinLoginSchema,
-} from '../../cloud/identity/schemas.ts';
-import { authStatus, Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
-import { type ErrorDetail, InvalidRequestError } from '../../shared/http/errors.ts';
+  pinCredentials,
+} from '../../shared/identity/schemas.ts';
 import { requireAuth } from './plugin.ts';
 import type { StaffAuth } from './service.ts';
 
@@ -53,22 +52,6 @@ export const SignInStaffSchema = Type.Object(
       'Active staff of this store who have a PIN, by display name. The identifier is the username, or the email when there is none.',
   },
 );
-
-/** The spec names the fields `identifier` and `pin` and accepts `email` and `code` for them. */
-function pinCredentials(body: PinLogin) {
-  const problems: ErrorDetail[] = [];
-  const pick = (field: string, a: string | undefined, alias: string, b: string | undefined) => {
-    if (a !== undefined && b !== undefined && a !== b)
-      problems.push({ field: `body.${alias}`, message: `differs from ${field}; send one` });
-    if (a === undefined && b === undefined)
-      problems.push({ field: `body.${field}`, message: `is required (or its alias ${alias})` });
-    return a ?? b ?? '';
-  };
-  const identifier = pick('identifier', body.identifier, 'email', body.email);
-  const pin = pick('pin', body.pin, 'code', body.code);
-  if (problems.length > 0) throw new InvalidRequestError('The request is invalid', problems);
-  return { identifier, pin };
-}
 
 const tags = ['auth'];
 

@@ -1,12 +1,12 @@
+import type { Clock } from '../../shared/clock.ts';
+import { AppError } from '../../shared/http/errors.ts';
 import {
   accountDisabled,
   invalidCredentials,
   notAMember,
   sessionEnded,
-} from '../../cloud/identity/errors.ts';
-import type { SecretHasher } from '../../cloud/identity/secrets.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { AppError } from '../../shared/http/errors.ts';
+} from '../../shared/identity/errors.ts';
+import type { SecretHasher } from '../../shared/identity/secrets.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
 import type { CloudJwks } from './cloud-jwks.ts';

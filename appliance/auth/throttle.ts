@@ -1,13 +1,13 @@
+import type { Clock } from '../../shared/clock.ts';
 import {
   type Attempt,
-  accountLocked,
+  throttleConsequences as consequences,
   DEFAULT_THROTTLE,
+  throttleKeyOf as keyOf,
+  throttleRefusal as refusal,
   type ThrottleKey,
   type ThrottlePolicies,
-  type ThrottlePolicy,
-} from '../../cloud/identity/throttle.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { TooManyRequestsError } from '../../shared/http/errors.ts';
+} from '../../shared/identity/throttle.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
 
 export type { Attempt, ThrottleKey, ThrottlePolicies };
@@ -19,38 +19,6 @@ interface ThrottleRow {
   last_failure_at: string;
   next_attempt_at: string | null;
   locked_until: string | null;
-}
-
-const keyOf = (key: ThrottleKey) => `${key.kind}:${key.id}`;
-const secondsUntil = (iso: string, now: Date) => (Date.parse(iso) - now.getTime()) / 1000;
-
-function refusal(key: ThrottleKey, row: ThrottleRow | undefined, now: Date) {
-  if (row?.locked_until && row.locked_until > now.toISOString()) {
-    const wait = secondsUntil(row.locked_until, now);
-    return key.kind === 'account'
-      ? accountLocked(wait)
-      : new TooManyRequestsError(
-          'Too many failed attempts from this address; try again later',
-          wait,
-          'TOO_MANY_ATTEMPTS',
-        );
-  }
-  const wait = row?.next_attempt_at ? secondsUntil(row.next_attempt_at, now) : 1;
-  return new TooManyRequestsError(
-    'Too many failed attempts; wait before trying again',
-    wait,
-    'TOO_MANY_ATTEMPTS',
-  );
-}
-
-/** The delay and lock that `failures` attempts earn, counting the one in flight. */
-function consequences(failures: number, policy: ThrottlePolicy, now: Date) {
-  const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
-  const delayMs = Math.min(policy.maxDelayMs, 1000 * 2 ** (failures - policy.slowAfter - 1));
-  return {
-    next_attempt_at: failures > policy.slowAfter ? at(delayMs) : null,
-    locked_until: failures >= policy.lockAfter ? at(policy.lockMs) : null,
-  };
 }
 
 /**

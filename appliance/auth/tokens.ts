@@ -1,8 +1,15 @@
-import { type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import { type AccessClaims, expiredToken, invalidToken } from '../../cloud/identity/tokens.ts';
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { type Clock, unixSeconds } from '../../shared/clock.ts';
+import {
+  ACCESS_TOKEN_TYP,
+  type AccessClaims,
+  asAccessClaims,
+  expiredToken,
+  invalidToken,
+  SIGNING_ALG,
+} from '../../shared/identity/tokens.ts';
 import type { CloudJwks } from './cloud-jwks.ts';
-import { type ApplianceKeys, SIGNING_ALG } from './keys.ts';
+import type { ApplianceKeys } from './keys.ts';
 
 export type { AccessClaims };
 
@@ -12,26 +19,12 @@ export type { AccessClaims };
  */
 export const APPLIANCE_SESSION_TTL_SECONDS = 12 * 3600;
 
-// The cloud's header type: an access token from either issuer reads the same to a client.
-const ACCESS_TYP = 'at+jwt';
-
 /** Which key signed a token: the appliance's own, or one of the cloud's. */
 export type TokenIssuer = 'appliance' | 'cloud';
 
 export interface VerifiedToken {
   issuer: TokenIssuer;
   claims: AccessClaims;
-}
-
-const isString = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
-
-function asAccessClaims(payload: JWTPayload): AccessClaims {
-  const { sub, tenant_id, email, roles, session_id, iat, exp } = payload;
-  const rolesOk = Array.isArray(roles) && roles.every((role) => typeof role === 'string');
-  if (!isString(sub) || !isString(tenant_id) || !isString(email) || !isString(session_id) || !rolesOk)
-    throw invalidToken();
-  if (typeof iat !== 'number' || typeof exp !== 'number') throw invalidToken();
-  return { sub, tenant_id, email, roles: roles as string[], session_id, iat, exp };
 }
 
 /** Signs the appliance's access tokens and verifies them and the cloud's. */
@@ -48,7 +41,7 @@ export function createApplianceTokens(deps: {
       const iat = unixSeconds(clock.now());
       const { sub, tenant_id, email, roles, session_id } = claims;
       return new SignJWT({ sub, tenant_id, email, roles, session_id })
-        .setProtectedHeader({ alg: SIGNING_ALG, kid: keys.kid, typ: ACCESS_TYP })
+        .setProtectedHeader({ alg: SIGNING_ALG, kid: keys.kid, typ: ACCESS_TOKEN_TYP })
         .setIssuedAt(iat)
         .setExpirationTime(iat + ttlSeconds)
         .sign(keys.privateKey);
@@ -66,7 +59,7 @@ export function createApplianceTokens(deps: {
             issuer = 'cloud';
             return key;
           },
-          { algorithms: [SIGNING_ALG], typ: ACCESS_TYP, currentDate: clock.now() },
+          { algorithms: [SIGNING_ALG], typ: ACCESS_TOKEN_TYP, currentDate: clock.now() },
         );
         return { issuer, claims: asAccessClaims(payload) };
       } catch (error) {

@@ -22,8 +22,9 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import type { Clock } from '../../shared/clock.ts';
+import type { AccessClaims } from '../../shared/identity/tokens.ts';
 import type { SessionService } from '../identity/sessions.ts';
-import type { AccessClaims, TokenService } from '../identity/tokens.ts';
+import type { TokenService } from '../identity/tokens.ts';
 import type { ChatConfig } from './config.ts';
 import type { Connection, Hub } from './hub.ts';
 

@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { type AppError, ForbiddenError, UnauthorizedError } from '../../shared/http/errors.ts';
+import { sessionEnded } from '../../shared/identity/errors.ts';
+import { type AccessClaims, invalidToken } from '../../shared/identity/tokens.ts';
 import type { Role } from '../../shared/roles.ts';
-import { sessionEnded } from '../identity/errors.ts';
 import type { SessionService } from '../identity/sessions.ts';
-import { type AccessClaims, invalidToken, type TokenService } from '../identity/tokens.ts';
+import type { TokenService } from '../identity/tokens.ts';
 
 export interface AuthContext {
   userId: string;

@@ -5,18 +5,21 @@ import {
   NotFoundError,
   UnauthorizedError,
 } from '../../shared/http/errors.ts';
+import { invalidCredentials } from '../../shared/identity/errors.ts';
 
-// One answer for "no such account" and "wrong secret", so logins cannot probe who exists.
-export const invalidCredentials = () =>
-  new UnauthorizedError('INVALID_CREDENTIALS', 'The email, username, password or PIN is incorrect');
+// The refusals an appliance gives too are the shared ones.
+export {
+  accountDisabled,
+  invalidCredentials,
+  notAMember,
+  sessionEnded,
+} from '../../shared/identity/errors.ts';
+
 export const tenantRequired = (slugs: string[]) =>
   new InvalidRequestError('This account belongs to several tenants; say which one with tenant_slug', [
     { field: 'body.tenant_slug', message: `is required: one of ${slugs.join(', ')}` },
   ]);
-export const notAMember = () =>
-  new ForbiddenError('This account has no access to that tenant', 'TENANT_ACCESS_DENIED');
 export const tenantSuspended = () => new ForbiddenError('The tenant is suspended', 'TENANT_SUSPENDED');
-export const accountDisabled = () => new ForbiddenError('The account is disabled', 'ACCOUNT_DISABLED');
 export const locationUnknown = () =>
   new InvalidRequestError('The request is invalid', [
     { field: 'body.location_id', message: 'is not a location of this tenant' },
@@ -28,8 +31,6 @@ export const ssoRequired = () =>
   );
 export const pinNotSet = () => invalidCredentials();
 
-export const sessionEnded = () =>
-  new UnauthorizedError('SESSION_ENDED', 'The session has ended; log in again');
 export const refreshReused = () =>
   new UnauthorizedError(
     'REFRESH_TOKEN_REUSED',

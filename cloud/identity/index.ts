@@ -4,6 +4,8 @@
  * signing_keys and login_throttle tables.
  */
 import type { Clock } from '../../shared/clock.ts';
+import type { SecretHasher } from '../../shared/identity/secrets.ts';
+import type { ThrottlePolicies } from '../../shared/identity/throttle.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { AuditLog } from '../audit/index.ts';
 import type { Store } from '../db/index.ts';
@@ -11,10 +13,9 @@ import type { TenancyService } from '../tenancy/service.ts';
 import { createKeyRing } from './keys.ts';
 import { createLoginService, type LoginDeps } from './login.ts';
 import { createMfaService } from './mfa.ts';
-import type { SecretHasher } from './secrets.ts';
 import { createSessionService } from './sessions.ts';
 import { createIdentityStore } from './store.ts';
-import { createLoginThrottle, type ThrottlePolicies } from './throttle.ts';
+import { createLoginThrottle } from './throttle.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, createTokenService } from './tokens.ts';
 
 export { identityRoutes, wellKnownRoutes } from './routes.ts';

@@ -1,22 +1,11 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
 import type { Clock } from '../../shared/clock.ts';
+import type { PublishedJwk } from '../../shared/identity/schemas.ts';
+import { SIGNING_ALG } from '../../shared/identity/tokens.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { Db } from '../db/index.ts';
 import type { SigningKeyRow } from './tables.ts';
-
-export const SIGNING_ALG = 'ES256';
-
-/** A P-256 public key as published in the JWKS. */
-export interface PublishedJwk {
-  kty: string;
-  kid: string;
-  alg: string;
-  use: string;
-  crv: string;
-  x: string;
-  y: string;
-}
 
 export interface KeyRingOptions {
   db: Db;

@@ -1,15 +1,16 @@
 import { randomInt } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
+import type { SecretHasher } from '../../shared/identity/secrets.ts';
+import type { Attempt, ThrottleKey } from '../../shared/identity/throttle.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { AuditLog } from '../audit/index.ts';
 import type { TenancyService } from '../tenancy/service.ts';
 import type { UserRow } from '../tenancy/tables.ts';
 import * as errors from './errors.ts';
-import type { SecretHasher } from './secrets.ts';
 import type { ClientContext, SessionService } from './sessions.ts';
 import type { IdentityStore } from './store.ts';
 import type { AuthMethod } from './tables.ts';
-import type { Attempt, LoginThrottle, ThrottleKey } from './throttle.ts';
+import type { LoginThrottle } from './throttle.ts';
 import { matchTotp } from './totp.ts';
 
 export const CHALLENGE_TTL_MS = 5 * 60_000;

@@ -2,7 +2,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authStatus, Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
-import { type ErrorDetail, InvalidRequestError } from '../../shared/http/errors.ts';
+import {
+  JwksSchema,
+  LoginResultSchema,
+  PinLoginSchema,
+  pinCredentials,
+} from '../../shared/identity/schemas.ts';
 import { requireAuth } from '../gateway/auth.ts';
 import type { Identity } from './index.ts';
 import * as schemas from './schemas.ts';
@@ -19,24 +24,8 @@ const client = (
   deviceFingerprint: device.device_fingerprint,
 });
 
-/** The spec names the fields `identifier` and `pin` and accepts `email` and `code` for them. */
-function pinCredentials(body: schemas.PinLogin) {
-  const problems: ErrorDetail[] = [];
-  const pick = (field: string, a: string | undefined, alias: string, b: string | undefined) => {
-    if (a !== undefined && b !== undefined && a !== b)
-      problems.push({ field: `body.${alias}`, message: `differs from ${field}; send one` });
-    if (a === undefined && b === undefined)
-      problems.push({ field: `body.${field}`, message: `is required (or its alias ${alias})` });
-    return a ?? b ?? '';
-  };
-  const identifier = pick('identifier', body.identifier, 'email', body.email);
-  const pin = pick('pin', body.pin, 'code', body.code);
-  if (problems.length > 0) throw new InvalidRequestError('The request is invalid', problems);
-  return { identifier, pin };
-}
-
 const tags = ['auth'];
-const loginResponses = { 200: schemas.LoginResultSchema, ...errorResponses(400, 401, 403, 423, 429) };
+const loginResponses = { 200: LoginResultSchema, ...errorResponses(400, 401, 403, 423, 429) };
 
 export async function identityRoutes(app: FastifyInstance, { identity }: { identity: Identity }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -71,7 +60,7 @@ export async function identityRoutes(app: FastifyInstance, { identity }: { ident
       schema: {
         tags,
         summary: 'Staff PIN login for terminals',
-        body: schemas.PinLoginSchema,
+        body: PinLoginSchema,
         response: loginResponses,
       },
     },
@@ -281,7 +270,7 @@ function jwksRoute(app: FastifyInstance, url: string, identity: Identity) {
       schema: {
         tags,
         summary: 'Public keys that verify access tokens',
-        response: { 200: schemas.JwksSchema },
+        response: { 200: JwksSchema },
       },
     },
     async (_request, reply) => {

@@ -1,43 +1,20 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { MetaSchema } from '../../shared/http/envelope.ts';
+import { LoginDeviceFields, LoginSuccessSchema, TenantSlugSchema } from '../../shared/identity/schemas.ts';
 import { MemberSchema } from '../tenancy/schemas.ts';
 
-const Device = {
-  device_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  device_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-};
-const TenantSlug = Type.String({ minLength: 1, maxLength: 63 });
-const Pin = Type.String({ pattern: '^[0-9]{6}$', description: 'exactly 6 digits' });
 const Code = Type.String({ pattern: '^[0-9]{6}$', description: '6-digit TOTP code' });
 
 export const PasswordLoginSchema = Type.Object(
   {
     email: Type.String({ format: 'email', maxLength: 320 }),
     password: Type.String({ minLength: 1, maxLength: 1024 }),
-    tenant_slug: Type.Optional(TenantSlug),
-    ...Device,
+    tenant_slug: Type.Optional(TenantSlugSchema),
+    ...LoginDeviceFields,
   },
   { additionalProperties: false },
 );
 export type PasswordLogin = Static<typeof PasswordLoginSchema>;
-
-/** `identifier`/`pin` are the spec's names; `email`/`code` its accepted aliases. */
-export const PinLoginSchema = Type.Object(
-  {
-    identifier: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 320, description: 'username or email' }),
-    ),
-    email: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'alias of identifier' })),
-    pin: Type.Optional(Pin),
-    code: Type.Optional({ ...Pin, description: 'alias of pin' }),
-    tenant_slug: Type.Optional(TenantSlug),
-    location_id: Type.Optional(Type.String({ format: 'uuid' })),
-    device_id: Device.device_id,
-    device_fingerprint: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-  },
-  { additionalProperties: false },
-);
-export type PinLogin = Static<typeof PinLoginSchema>;
 
 export const MfaVerifySchema = Type.Object(
   { challenge_id: Type.String({ format: 'uuid' }), code: Code },
@@ -49,44 +26,14 @@ export const RefreshSchema = Type.Object(
 );
 export const ForkSessionSchema = Type.Object(
   {
-    tenant_slug: Type.Optional(TenantSlug),
-    ...Device,
+    tenant_slug: Type.Optional(TenantSlugSchema),
+    ...LoginDeviceFields,
     device_fingerprint: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
   },
   { additionalProperties: false },
 );
 
-const SuccessStatus = Type.Object({
-  type: Type.Literal('success'),
-  access_token: Type.String(),
-  refresh_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer(),
-  user: Type.Object({
-    id: Type.String({ format: 'uuid' }),
-    tenant_id: Type.String({ format: 'uuid' }),
-    email: Type.String(),
-    roles: Type.Array(Type.String()),
-  }),
-});
-const MfaRequiredStatus = Type.Object({
-  type: Type.Literal('mfa_required'),
-  challenge_id: Type.String({ format: 'uuid' }),
-  challenge_code: Type.String({ description: 'shown to the user beside the code prompt' }),
-  factors: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      label: Type.String(),
-      factor_type: Type.String(),
-      enabled: Type.Boolean(),
-    }),
-  ),
-});
-export const LoginResultSchema = Type.Object({
-  status: Type.Union([SuccessStatus, MfaRequiredStatus]),
-  meta: MetaSchema,
-});
-export const TokensResultSchema = Type.Object({ status: SuccessStatus, meta: MetaSchema });
+export const TokensResultSchema = Type.Object({ status: LoginSuccessSchema, meta: MetaSchema });
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 export const SessionSchema = Type.Object({
@@ -143,20 +90,3 @@ export const OptionalCodeBodySchema = Type.Object(
   { additionalProperties: false },
 );
 export const FactorParamsSchema = Type.Object({ factor_id: Type.String({ format: 'uuid' }) });
-
-export const JwksSchema = Type.Object({
-  keys: Type.Array(
-    Type.Object(
-      {
-        kty: Type.String(),
-        kid: Type.String(),
-        alg: Type.String(),
-        use: Type.String(),
-        crv: Type.String(),
-        x: Type.String(),
-        y: Type.String(),
-      },
-      { additionalProperties: false },
-    ),
-  ),
-});

@@ -2,20 +2,16 @@ import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Clock } from '../../shared/clock.ts';
 import { unixSeconds } from '../../shared/clock.ts';
 import { UnauthorizedError } from '../../shared/http/errors.ts';
-import { type KeyRing, SIGNING_ALG } from './keys.ts';
+import {
+  ACCESS_TOKEN_TYP,
+  type AccessClaims,
+  expiredToken,
+  invalidToken,
+  SIGNING_ALG,
+} from '../../shared/identity/tokens.ts';
+import type { KeyRing } from './keys.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
-
-/** Exactly the claims of spec document 1; nothing else rides in an access token. */
-export interface AccessClaims {
-  sub: string;
-  tenant_id: string;
-  email: string;
-  roles: string[];
-  session_id: string;
-  iat: number;
-  exp: number;
-}
 
 export interface RefreshClaims {
   sub: string;
@@ -27,12 +23,9 @@ export interface RefreshClaims {
 }
 
 // The JOSE header, not a claim, tells the two kinds apart, so neither can stand in for the other.
-const ACCESS_TYP = 'at+jwt';
 const REFRESH_TYP = 'refresh+jwt';
 const VERIFIED_CACHE_LIMIT = 50_000;
 
-export const invalidToken = () => new UnauthorizedError('INVALID_TOKEN', 'The access token is invalid');
-export const expiredToken = () => new UnauthorizedError('TOKEN_EXPIRED', 'The access token has expired');
 export const invalidRefreshToken = () =>
   new UnauthorizedError('INVALID_REFRESH_TOKEN', 'The refresh token is invalid or expired; log in again');
 
@@ -72,7 +65,7 @@ export function createTokenService(deps: { keys: KeyRing; clock: Clock; refreshT
 
   return {
     issueAccess: (claims: Omit<AccessClaims, 'iat' | 'exp'>) =>
-      sign({ ...claims }, ACCESS_TYP, ACCESS_TOKEN_TTL_SECONDS),
+      sign({ ...claims }, ACCESS_TOKEN_TYP, ACCESS_TOKEN_TTL_SECONDS),
     issueRefresh: (claims: Omit<RefreshClaims, 'iat' | 'exp'>) =>
       sign({ ...claims }, REFRESH_TYP, deps.refreshTtlSeconds),
 
@@ -91,7 +84,7 @@ export function createTokenService(deps: { keys: KeyRing; clock: Clock; refreshT
         throw expiredToken();
       }
       try {
-        const claims = (await verify(token, ACCESS_TYP)) as unknown as AccessClaims;
+        const claims = (await verify(token, ACCESS_TOKEN_TYP)) as unknown as AccessClaims;
         remember(token, claims);
         return claims;
       } catch (error) {

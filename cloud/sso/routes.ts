@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authStatus, Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
 import { assertNoNul } from '../../shared/http/validation.ts';
-import { LoginResultSchema } from '../identity/schemas.ts';
+import { LoginResultSchema } from '../../shared/identity/schemas.ts';
 import type { ClientContext } from '../identity/sessions.ts';
 import type { SignInFlow } from './flow.ts';
 import { samlEndpoints } from './providers.ts';

@@ -1,8 +1,8 @@
 import type { Clock } from '../../shared/clock.ts';
+import type { SecretHasher } from '../../shared/identity/secrets.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import { isRole } from '../../shared/roles.ts';
 import type { Db, Store } from '../db/index.ts';
-import type { SecretHasher } from '../identity/secrets.ts';
 import * as errors from './errors.ts';
 import { createTenancyStore, type GroupKind, type MemberRow, type Page, type TenancyStore } from './store.ts';
 import type { LocationRow, TenantRow, Tier, UserRow } from './tables.ts';

@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApplianceServices } from '../../appliance/app.ts';
 import { loadApplianceConfig } from '../../appliance/config.ts';
 import { openApplianceDb } from '../../appliance/db/index.ts';
-import { createSecretHasher } from '../../cloud/identity/secrets.ts';
 import { systemClock } from '../../shared/clock.ts';
+import { createSecretHasher } from '../../shared/identity/secrets.ts';
 import { newId } from '../../shared/ids.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -5,8 +5,8 @@ import { expect } from 'vitest';
 import { buildApplianceApp, createApplianceServices } from '../../appliance/app.ts';
 import { loadApplianceConfig } from '../../appliance/config.ts';
 import { openApplianceDb } from '../../appliance/db/index.ts';
-import { createSecretHasher } from '../../cloud/identity/secrets.ts';
 import { type Clock, createManualClock } from '../../shared/clock.ts';
+import { createSecretHasher } from '../../shared/identity/secrets.ts';
 import { newId } from '../../shared/ids.ts';
 
 export const TENANT = '01900000-0000-7000-8000-0000000000a1';

@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { buildApp } from '../../cloud/app.ts';
 import { type CloudConfig, loadCloudConfig } from '../../cloud/config.ts';
-import type { ThrottlePolicies } from '../../cloud/identity/throttle.ts';
 import { type CloudServices, createCloudServices } from '../../cloud/services.ts';
 import type { Tier } from '../../cloud/tenancy/tables.ts';
 import { createManualClock, type ManualClock } from '../../shared/clock.ts';
+import type { ThrottlePolicies } from '../../shared/identity/throttle.ts';
 import { newId } from '../../shared/ids.ts';
 import { openTestStore, type TestStore } from './stores.ts';
 

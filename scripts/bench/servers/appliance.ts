@@ -7,8 +7,8 @@ import { createApplianceServices } from '../../../appliance/app.ts';
 import { loadApplianceConfig } from '../../../appliance/config.ts';
 import { openApplianceDb } from '../../../appliance/db/index.ts';
 import { startAppliance } from '../../../appliance/main.ts';
-import { createSecretHasher } from '../../../cloud/identity/secrets.ts';
 import { systemClock } from '../../../shared/clock.ts';
+import { createSecretHasher } from '../../../shared/identity/secrets.ts';
 import { newId } from '../../../shared/ids.ts';
 import { runUntilStopped } from './lifecycle.ts';
 

@@ -12,8 +12,8 @@ import { loadApplianceConfig } from '../../../appliance/config.ts';
 import { type ApplianceDatabase, openApplianceDb } from '../../../appliance/db/index.ts';
 import { createSyncClient } from '../../../appliance/sync/client.ts';
 import { createReplica } from '../../../appliance/sync/replica.ts';
-import { createSecretHasher } from '../../../cloud/identity/secrets.ts';
 import type { Clock } from '../../../shared/clock.ts';
+import { createSecretHasher } from '../../../shared/identity/secrets.ts';
 import { newId } from '../../../shared/ids.ts';
 import type { BenchStore } from './control.ts';
 

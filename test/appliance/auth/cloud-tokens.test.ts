@@ -12,10 +12,10 @@ import {
   type StaffAuth,
 } from '../../../appliance/auth/index.ts';
 import { type ApplianceDatabase, openApplianceDb } from '../../../appliance/db/index.ts';
-import { createSecretHasher } from '../../../cloud/identity/secrets.ts';
 import { createManualClock, type ManualClock } from '../../../shared/clock.ts';
 import { conventionsPlugin } from '../../../shared/http/conventions.ts';
 import { serverOptions } from '../../../shared/http/server-options.ts';
+import { createSecretHasher } from '../../../shared/identity/secrets.ts';
 import { newId } from '../../../shared/ids.ts';
 import { bearer, createTestCloud, loginTokens, seedTenant, type TestCloud } from '../../support/cloud.ts';
 

@@ -12,10 +12,10 @@ import {
   type StaffAuth,
 } from '../../../appliance/auth/index.ts';
 import { type ApplianceDatabase, openApplianceDb } from '../../../appliance/db/index.ts';
-import { createSecretHasher } from '../../../cloud/identity/secrets.ts';
 import { createManualClock, type ManualClock } from '../../../shared/clock.ts';
 import { conventionsPlugin } from '../../../shared/http/conventions.ts';
 import { serverOptions } from '../../../shared/http/server-options.ts';
+import { createSecretHasher } from '../../../shared/identity/secrets.ts';
 import { newId } from '../../../shared/ids.ts';
 
 const TENANT = '01900000-0000-7000-8000-0000000000a1';

@@ -10,8 +10,8 @@ import {
 } from '../../../appliance/app.ts';
 import { loadApplianceConfig } from '../../../appliance/config.ts';
 import { type ApplianceDatabase, openApplianceDb } from '../../../appliance/db/index.ts';
-import { createSecretHasher } from '../../../cloud/identity/secrets.ts';
 import { createManualClock } from '../../../shared/clock.ts';
+import { createSecretHasher } from '../../../shared/identity/secrets.ts';
 import { newId } from '../../../shared/ids.ts';
 
 const TENANT = '01900000-0000-7000-8000-0000000000a1';

@@ -10,8 +10,8 @@ import {
 } from '../../../appliance/app.ts';
 import { loadApplianceConfig } from '../../../appliance/config.ts';
 import { type ApplianceDatabase, openApplianceDb } from '../../../appliance/db/index.ts';
-import { createSecretHasher } from '../../../cloud/identity/secrets.ts';
 import { systemClock } from '../../../shared/clock.ts';
+import { createSecretHasher } from '../../../shared/identity/secrets.ts';
 import { newId } from '../../../shared/ids.ts';
 import { createTestCloud, seedTenant, type TestCloud } from '../../support/cloud.ts';
 import { backends } from '../../support/stores.ts';

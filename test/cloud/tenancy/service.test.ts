@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSecretHasher } from '../../../cloud/identity/secrets.ts';
 import { createTenancyService, type TenancyService } from '../../../cloud/tenancy/service.ts';
 import { createManualClock } from '../../../shared/clock.ts';
+import { createSecretHasher } from '../../../shared/identity/secrets.ts';
 import { newId } from '../../../shared/ids.ts';
 import { backends, openTestStore, type TestStore } from '../../support/stores.ts';
 

@@ -8,8 +8,8 @@ import { buildApplianceApp, createApplianceServices } from '../../../../applianc
 import { loadApplianceConfig } from '../../../../appliance/config.ts';
 import { openApplianceDb } from '../../../../appliance/db/index.ts';
 import { attachDeviceRegistry, createDeviceCommands } from '../../../../appliance/devices/index.ts';
-import { createSecretHasher } from '../../../../cloud/identity/secrets.ts';
 import { createManualClock } from '../../../../shared/clock.ts';
+import { createSecretHasher } from '../../../../shared/identity/secrets.ts';
 import { newId } from '../../../../shared/ids.ts';
 import { deviceTopic } from '../../../../shared/mqtt/topics.ts';
 import { CASHIER, createTestAppliance, LOCATION, MANAGER, TENANT } from '../../../support/appliance.ts';
