@@ -2,6 +2,7 @@
  * Reading one environment variable for a config loader: empty means unset (the default), and a
  * value out of range stops start-up with a ConfigError naming the variable, the range and the value.
  */
+import { settingsReader } from '../shared/config/settings.ts';
 import { ConfigError } from './config-error.ts';
 
 export type Env = Record<string, string | undefined>;
@@ -34,3 +35,6 @@ export function oneOf<T extends string>(env: Env, name: string, allowed: readonl
 /** true, false, 1 or 0. */
 export const flag = (env: Env, name: string, fallback: boolean) =>
   ['true', '1'].includes(oneOf(env, name, ['true', 'false', '1', '0'], fallback ? 'true' : 'false'));
+
+/** Reads one row of a settings table (shared/config/settings.ts); a bad value is a ConfigError. */
+export const read = settingsReader((message) => new ConfigError(message));

@@ -1,20 +1,26 @@
 import { isIP } from 'node:net';
-import { AIOPS_VARIABLES, type AiopsConfig, loadAiopsConfig } from './aiops/config.ts';
-import { ALERTING_VARIABLES, type AlertingConfig, loadAlertingConfig } from './alerting/config.ts';
-import { CHAT_VARIABLES, type ChatConfig, loadChatConfig } from './chat/config.ts';
-import { COCKPIT_VARIABLES, type CockpitConfig, loadCockpitConfig } from './cockpit/config.ts';
-import { type Env, flag, integer, oneOf } from './config-env.ts';
+import {
+  type Settings,
+  type SettingsSection,
+  settingNames,
+  type TextSetting,
+} from '../shared/config/settings.ts';
+import { AIOPS_SETTINGS, type AiopsConfig, loadAiopsConfig } from './aiops/config.ts';
+import { ALERTING_SETTINGS, type AlertingConfig, loadAlertingConfig } from './alerting/config.ts';
+import { CHAT_SETTINGS, type ChatConfig, loadChatConfig } from './chat/config.ts';
+import { COCKPIT_SETTINGS, type CockpitConfig, loadCockpitConfig } from './cockpit/config.ts';
+import { type Env, read } from './config-env.ts';
 import { ConfigError } from './config-error.ts';
 import { isPostgresUrl } from './db/index.ts';
 import { DEFAULT_DEVICE_OPTIONS, type DeviceOptions } from './devices/index.ts';
 import type { FleetConfig } from './fleet/index.ts';
 import {
-  INCIDENT_FLOW_VARIABLES,
+  INCIDENT_FLOW_SETTINGS,
   type IncidentFlowConfig,
   loadIncidentFlowConfig,
 } from './incidents/config.ts';
-import { loadNotifyConfig, NOTIFY_VARIABLES, type NotifyConfig } from './notify/config.ts';
-import { loadSsoConfig, SSO_VARIABLES, type SsoConfig } from './sso/config.ts';
+import { loadNotifyConfig, NOTIFY_SETTINGS, type NotifyConfig } from './notify/config.ts';
+import { loadSsoConfig, SSO_SETTINGS, type SsoConfig } from './sso/config.ts';
 import { TIERS, type Tier } from './tenancy/tables.ts';
 import { DEFAULT_VISION_MODEL_OPTIONS, type VisionModelOptions } from './vision/models/index.ts';
 import { DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from './webhooks/service.ts';
@@ -58,86 +64,344 @@ export interface CloudConfig {
 
 export { ConfigError };
 
-/** Every variable the cloud reads, with its default: the README's configuration table. */
-export const CLOUD_VARIABLES = [
-  'CLOUD_PORT',
-  'CLOUD_HOST',
-  'DATA_DIR',
-  'DATABASE_URL',
-  'DATABASE_SCHEMA',
-  'REDIS_URL',
-  'LOG_LEVEL',
-  'CLOUD_TRUST_PROXY',
-  'CLOUD_RATE_LIMIT',
-  'CLOUD_ANONYMOUS_TIER',
-  'CLOUD_REFRESH_TOKEN_DAYS',
-  'CLOUD_SYNC_FEED_RETENTION_DAYS',
-  'CLOUD_SYNC_MAX_CONCURRENT_PUSHES',
-  'CLOUD_KEY_ROTATION_DAYS',
-  'CLOUD_PASSWORD_HASH_KIB',
-  'CLOUD_PASSWORD_HASH_PASSES',
-  'WEBHOOK_ALLOW_PRIVATE_URLS',
-  'WEBHOOK_WORKER',
-  'WEBHOOK_DISABLE_AFTER_HOURS',
-  'WEBHOOK_SECRET_GRACE_HOURS',
-  'WEBHOOK_MAX_LANES',
-  'WEBHOOK_OPERATIONS_PER_MINUTE',
-  'CLOUD_DEVICE_CERT_DAYS',
-  'CLOUD_FLEET',
-  'CLOUD_FLEET_URL',
-  'CLOUD_FLEET_USERNAME',
-  'CLOUD_FLEET_PASSWORD',
-  'CLOUD_FLEET_PORT',
-  'CLOUD_FLEET_TLS_PORT',
-  'CLOUD_FLEET_TLS_HOSTS',
-  'CLOUD_FLEET_PREFIX',
-  'CLOUD_PUBLIC_URL',
-  'CLOUD_VISION_MODEL_MAX_MB',
-  'PLATFORM_SERVICE_URL',
-  ...NOTIFY_VARIABLES,
-  ...ALERTING_VARIABLES,
-  ...AIOPS_VARIABLES,
-  ...COCKPIT_VARIABLES,
-  ...CHAT_VARIABLES,
-  ...SSO_VARIABLES,
-  ...INCIDENT_FLOW_VARIABLES,
-] as const;
+const HTTP_URL = 'an http:// or https:// URL';
+const FLEET_URL = 'an mqtt://, mqtts://, ws:// or wss:// URL';
 
-function url(env: Env, name: string, accepts: (value: string) => boolean, expected: string) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  if (!accepts(raw))
-    throw new ConfigError(`${name} must be ${expected}, got "${raw.replace(/\/\/[^@]*@/, '//***@')}"`);
-  return raw;
+/** The gateway's own settings; each module's follow in CLOUD_SECTIONS. */
+export const CLOUD_SETTINGS = {
+  port: {
+    name: 'CLOUD_PORT',
+    type: 'integer',
+    default: 8080,
+    min: 0,
+    max: 65535,
+    description: 'HTTP port (`0`: any free port)',
+  },
+  host: {
+    name: 'CLOUD_HOST',
+    type: 'text',
+    default: '127.0.0.1',
+    format: 'a host name or address',
+    description: 'address to listen on (`0.0.0.0` for every interface)',
+  },
+  dataDir: {
+    name: 'DATA_DIR',
+    type: 'text',
+    default: './data',
+    format: 'a folder',
+    description: 'where the SQLite store lives (`cloud.sqlite`)',
+  },
+  databaseUrl: {
+    name: 'DATABASE_URL',
+    type: 'text',
+    default: undefined,
+    format: 'a postgres:// URL (leave it unset for SQLite in DATA_DIR)',
+    secret: true,
+    description: 'selects PostgreSQL instead of SQLite in `DATA_DIR`',
+  },
+  databaseSchema: {
+    name: 'DATABASE_SCHEMA',
+    type: 'text',
+    default: undefined,
+    format: 'a lower-case identifier (letters, digits, _; at most 63)',
+    description:
+      'PostgreSQL only: the schema to keep the store in (created when missing), e.g. one per deployment sharing a database; `npm run ctl` does not read it yet',
+  },
+  redisUrl: {
+    name: 'REDIS_URL',
+    type: 'text',
+    default: undefined,
+    format: 'a redis:// or rediss:// URL',
+    secret: true,
+    description: 'rate-limit counts shared by every gateway replica (in memory when unset)',
+  },
+  logLevel: {
+    name: 'LOG_LEVEL',
+    type: 'enum',
+    values: LOG_LEVELS,
+    default: 'info',
+    description: 'the least severe level logged (`npm start` uses `warn`)',
+  },
+  trustProxy: {
+    name: 'CLOUD_TRUST_PROXY',
+    type: 'flag',
+    default: false,
+    description:
+      'trust `X-Forwarded-For` (only behind a proxy you run, or clients could pick their own address)',
+  },
+  rateLimit: {
+    name: 'CLOUD_RATE_LIMIT',
+    type: 'flag',
+    default: true,
+    description: 'per-tier gateway rate limits',
+  },
+  anonymousTier: {
+    name: 'CLOUD_ANONYMOUS_TIER',
+    type: 'enum',
+    values: TIERS,
+    default: 'professional',
+    description: 'the bucket unauthenticated callers draw from, per address',
+  },
+  refreshTokenDays: {
+    name: 'CLOUD_REFRESH_TOKEN_DAYS',
+    type: 'integer',
+    default: 30,
+    min: 1,
+    max: 365,
+    description: 'refresh-token and idle session lifetime in days (sliding)',
+  },
+  feedRetentionDays: {
+    name: 'CLOUD_SYNC_FEED_RETENTION_DAYS',
+    type: 'integer',
+    default: 30,
+    min: 1,
+    max: 3650,
+    description:
+      'days of cloud changes kept for appliances to pull; an appliance further behind starts over from a snapshot',
+  },
+  maxConcurrentPushes: {
+    name: 'CLOUD_SYNC_MAX_CONCURRENT_PUSHES',
+    type: 'integer',
+    default: 8,
+    min: 1,
+    max: 256,
+    description: 'sync pushes applied at once per replica; more get 429 `SYNC_BUSY` with `Retry-After`',
+  },
+  keyRotationDays: {
+    name: 'CLOUD_KEY_ROTATION_DAYS',
+    type: 'integer',
+    default: 30,
+    min: 1,
+    max: 365,
+    description: 'age in days at which the token signing key is rotated',
+  },
+  hashKib: {
+    name: 'CLOUD_PASSWORD_HASH_KIB',
+    type: 'integer',
+    default: 19_456,
+    min: 1024,
+    max: 1_048_576,
+    description: 'argon2id memory per password hash (KiB)',
+  },
+  hashPasses: {
+    name: 'CLOUD_PASSWORD_HASH_PASSES',
+    type: 'integer',
+    default: 2,
+    min: 1,
+    max: 10,
+    description: 'argon2id passes',
+  },
+  allowPrivateUrls: {
+    name: 'WEBHOOK_ALLOW_PRIVATE_URLS',
+    type: 'flag',
+    default: false,
+    description:
+      'let webhook URLs reach loopback, private and link-local addresses (tests and local development only: they are how an attacker reaches our own network)',
+  },
+  webhookWorker: {
+    name: 'WEBHOOK_WORKER',
+    type: 'flag',
+    default: true,
+    description: 'run a webhook delivery worker inside the gateway process',
+  },
+  disableAfterHours: {
+    name: 'WEBHOOK_DISABLE_AFTER_HOURS',
+    type: 'integer',
+    default: DEFAULT_WEBHOOK_OPTIONS.disableAfterHours,
+    min: 1,
+    max: 24 * 30,
+    description: 'an endpoint whose every delivery failed for this many hours is disabled',
+  },
+  secretGraceHours: {
+    name: 'WEBHOOK_SECRET_GRACE_HOURS',
+    type: 'integer',
+    default: 24,
+    min: 1,
+    max: 24 * 30,
+    description: 'hours a rotated-out webhook secret keeps signing beside the new one',
+  },
+  maxLanes: {
+    name: 'WEBHOOK_MAX_LANES',
+    type: 'integer',
+    default: DEFAULT_WEBHOOK_OPTIONS.maxLanes,
+    min: 1,
+    max: 10_000,
+    description: 'endpoints one webhook worker serves at once',
+  },
+  operationsPerMinute: {
+    name: 'WEBHOOK_OPERATIONS_PER_MINUTE',
+    type: 'integer',
+    default: DEFAULT_WEBHOOK_OPTIONS.operationsPerMinute,
+    min: 1,
+    max: 100_000,
+    description: 'webhook writes, tests and retries per tenant per minute (`rate_limited` beyond)',
+  },
+  certificateDays: {
+    name: 'CLOUD_DEVICE_CERT_DAYS',
+    type: 'integer',
+    default: DEFAULT_DEVICE_OPTIONS.certificateDays,
+    min: 1,
+    // 825 days is the longest any TLS client still accepts for a leaf certificate.
+    max: 825,
+    description: 'lifetime in days of a device certificate the device CA issues',
+  },
+  fleet: {
+    name: 'CLOUD_FLEET',
+    type: 'flag',
+    default: true,
+    description: 'run the fleet link (commands to appliances over MQTT)',
+  },
+  fleetUrl: {
+    name: 'CLOUD_FLEET_URL',
+    type: 'text',
+    default: undefined,
+    format: FLEET_URL,
+    secret: true,
+    description: 'an MQTT broker for the fleet link; unset starts the embedded one',
+  },
+  fleetUsername: {
+    name: 'CLOUD_FLEET_USERNAME',
+    type: 'text',
+    default: undefined,
+    format: 'text',
+    description: "the cloud's user name at that broker",
+  },
+  fleetPassword: {
+    name: 'CLOUD_FLEET_PASSWORD',
+    type: 'text',
+    default: undefined,
+    format: 'text',
+    secret: true,
+    description: "the cloud's password at that broker",
+  },
+  fleetPort: {
+    name: 'CLOUD_FLEET_PORT',
+    type: 'integer',
+    default: 0,
+    min: 0,
+    max: 65535,
+    description: "the embedded broker's port (`0`: any free port, logged; set it for appliances to find)",
+  },
+  fleetTlsPort: {
+    name: 'CLOUD_FLEET_TLS_PORT',
+    type: 'integer',
+    default: 0,
+    min: 0,
+    max: 65535,
+    description:
+      "the embedded broker's TLS listener, where appliances sign in with their certificates (`0`: any free port, logged)",
+  },
+  fleetTlsHosts: {
+    name: 'CLOUD_FLEET_TLS_HOSTS',
+    type: 'text',
+    default: 'localhost,127.0.0.1',
+    format: 'host names or IP addresses separated by commas',
+    description: "the names in that listener's certificate (how appliances reach it)",
+  },
+  fleetPrefix: {
+    name: 'CLOUD_FLEET_PREFIX',
+    type: 'text',
+    default: 'edge',
+    format: 'letters, digits, _ or - (at most 64)',
+    description: 'first topic level of the fleet and device topics',
+  },
+  publicUrl: {
+    name: 'CLOUD_PUBLIC_URL',
+    type: 'text',
+    default: undefined,
+    defaultText: "each request's own host",
+    format: HTTP_URL,
+    secret: true,
+    description: "the cloud's address as appliances reach it: model sync names download URLs on it",
+  },
+  visionModelMaxMb: {
+    name: 'CLOUD_VISION_MODEL_MAX_MB',
+    type: 'integer',
+    default: DEFAULT_VISION_MODEL_OPTIONS.maxBytes / 1024 / 1024,
+    min: 1,
+    max: 2048,
+    description: 'largest model file (MB) an admin may upload',
+  },
+  platformServiceUrl: {
+    name: 'PLATFORM_SERVICE_URL',
+    type: 'text',
+    default: undefined,
+    defaultText: "the cloud's own tenancy, in process",
+    format: HTTP_URL,
+    secret: true,
+    description:
+      'where billing forwards pause and resume (`POST <url>/v1/platform/billing/subscriptions/{id}/{pause,resume}`)',
+  },
+} as const satisfies Settings;
+
+const S = CLOUD_SETTINGS;
+
+/** Every table the cloud reads, in the order of the configuration reference. */
+export const CLOUD_SECTIONS: SettingsSection[] = [
+  {
+    title: 'Gateway',
+    intro: 'Read by `npm run cloud`, `npm start`, `npm run webhook-worker` and `npm run ctl`.',
+    settings: CLOUD_SETTINGS,
+  },
+  { title: 'Single sign-on', intro: 'Social login and SSO sign-ins (`cloud/sso/`).', settings: SSO_SETTINGS },
+  {
+    title: 'Notifications',
+    intro: 'The notification worker and its providers (`cloud/notify/`).',
+    settings: NOTIFY_SETTINGS,
+  },
+  { title: 'Alerting', intro: 'The escalation worker (`cloud/alerting/`).', settings: ALERTING_SETTINGS },
+  {
+    title: 'AI operations',
+    intro: 'Anomalies, predictions and correlation (`cloud/aiops/`).',
+    settings: AIOPS_SETTINGS,
+  },
+  {
+    title: 'Operations console and auto-remediation',
+    intro: '`cloud/cockpit/` and `cloud/remediation/`.',
+    settings: COCKPIT_SETTINGS,
+  },
+  { title: 'Chat', intro: '`cloud/chat/`.', settings: CHAT_SETTINGS },
+  {
+    title: 'Chat incident flow',
+    intro: 'A fired alert opens an incident with its own chat channel (`cloud/incidents/`).',
+    settings: INCIDENT_FLOW_SETTINGS,
+  },
+];
+
+/** Every variable the cloud reads. */
+export const CLOUD_VARIABLES = settingNames(...CLOUD_SECTIONS.map((section) => section.settings));
+
+/** A text setting checked by `accepts`; a URL's credentials are masked in the message. */
+function checked(env: Env, setting: TextSetting, accepts: (value: string) => boolean) {
+  const raw = read(env, setting);
+  if (raw === undefined || accepts(raw)) return raw;
+  const shown = setting.secret ? raw.replace(/\/\/[^@]*@/, '//***@') : raw;
+  throw new ConfigError(`${setting.name} must be ${setting.format}, got "${shown}"`);
 }
+
+const httpUrl = (value: string) => URL.canParse(value) && /^https?:\/\//.test(value);
 
 /**
  * A plain lower-case identifier: it reaches PostgreSQL unquoted in the connection's search path, so
  * nothing else may pass, and it makes no sense without PostgreSQL.
  */
 function schemaName(env: Env, databaseUrl: string | undefined) {
-  const raw = env.DATABASE_SCHEMA;
-  if (raw === undefined || raw === '') return undefined;
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw))
-    throw new ConfigError(
-      `DATABASE_SCHEMA must be a lower-case identifier (letters, digits, _; at most 63), got "${raw}"`,
-    );
-  if (databaseUrl === undefined)
+  const schema = checked(env, S.databaseSchema, (v) => /^[a-z_][a-z0-9_]{0,62}$/.test(v));
+  if (schema !== undefined && databaseUrl === undefined)
     throw new ConfigError('DATABASE_SCHEMA needs a postgres:// DATABASE_URL (SQLite has no schemas)');
-  return raw;
+  return schema;
 }
 
 /** The names appliances reach the fleet broker by, for its TLS certificate. */
 function fleetTlsHosts(env: Env) {
-  const raw = env.CLOUD_FLEET_TLS_HOSTS || 'localhost,127.0.0.1';
-  const hosts = raw.split(',').map((host) => host.trim());
+  const hosts = read(env, S.fleetTlsHosts)
+    .split(',')
+    .map((host) => host.trim());
   const bad = hosts.find(
     (host) => !(isIP(host) || /^(?=.{1,253}$)[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/.test(host)),
   );
   if (bad !== undefined)
-    throw new ConfigError(
-      `CLOUD_FLEET_TLS_HOSTS must be host names or IP addresses separated by commas, got "${bad}"`,
-    );
+    throw new ConfigError(`${S.fleetTlsHosts.name} must be ${S.fleetTlsHosts.format}, got "${bad}"`);
   return {
     dns: hosts.filter((host) => !isIP(host)),
     ip: hosts.filter((host) => isIP(host)),
@@ -145,47 +409,29 @@ function fleetTlsHosts(env: Env) {
 }
 
 function fleetConfig(env: Env, host: string): CloudConfig['fleet'] {
-  const prefix = env.CLOUD_FLEET_PREFIX || 'edge';
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(prefix))
-    throw new ConfigError(`CLOUD_FLEET_PREFIX must be letters, digits, _ or - (at most 64), got "${prefix}"`);
   return {
-    enabled: flag(env, 'CLOUD_FLEET', true),
-    url: url(
-      env,
-      'CLOUD_FLEET_URL',
-      (v) => /^(mqtts?|wss?):\/\//.test(v),
-      'an mqtt://, mqtts://, ws:// or wss:// URL',
-    ),
-    username: env.CLOUD_FLEET_USERNAME || undefined,
-    password: env.CLOUD_FLEET_PASSWORD || undefined,
-    // 0: any free port (the embedded broker's address is logged); set it for appliances to find.
-    port: integer(env, 'CLOUD_FLEET_PORT', 0, 0, 65535),
-    tlsPort: integer(env, 'CLOUD_FLEET_TLS_PORT', 0, 0, 65535),
+    enabled: read(env, S.fleet),
+    url: checked(env, S.fleetUrl, (v) => /^(mqtts?|wss?):\/\//.test(v)),
+    username: read(env, S.fleetUsername),
+    password: read(env, S.fleetPassword),
+    port: read(env, S.fleetPort),
+    tlsPort: read(env, S.fleetTlsPort),
     tlsHosts: fleetTlsHosts(env),
     host,
-    prefix,
+    prefix: checked(env, S.fleetPrefix, (v) => /^[A-Za-z0-9_-]{1,64}$/.test(v)) ?? S.fleetPrefix.default,
     dispatchMs: 1000,
   };
 }
 
 function webhookOptions(env: Env): CloudConfig['webhooks'] {
-  const defaults = DEFAULT_WEBHOOK_OPTIONS;
   return {
-    ...defaults,
-    // Loopback and private addresses are how an attacker reaches our own network (SSRF): only
-    // tests and local development may allow them.
-    allowPrivateUrls: flag(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
-    runWorker: flag(env, 'WEBHOOK_WORKER', true),
-    disableAfterHours: integer(env, 'WEBHOOK_DISABLE_AFTER_HOURS', defaults.disableAfterHours, 1, 24 * 30),
-    rotationGraceSeconds: 3600 * integer(env, 'WEBHOOK_SECRET_GRACE_HOURS', 24, 1, 24 * 30),
-    maxLanes: integer(env, 'WEBHOOK_MAX_LANES', defaults.maxLanes, 1, 10_000),
-    operationsPerMinute: integer(
-      env,
-      'WEBHOOK_OPERATIONS_PER_MINUTE',
-      defaults.operationsPerMinute,
-      1,
-      100_000,
-    ),
+    ...DEFAULT_WEBHOOK_OPTIONS,
+    allowPrivateUrls: read(env, S.allowPrivateUrls),
+    runWorker: read(env, S.webhookWorker),
+    disableAfterHours: read(env, S.disableAfterHours),
+    rotationGraceSeconds: 3600 * read(env, S.secretGraceHours),
+    maxLanes: read(env, S.maxLanes),
+    operationsPerMinute: read(env, S.operationsPerMinute),
   };
 }
 
@@ -194,62 +440,31 @@ function webhookOptions(env: Env): CloudConfig['webhooks'] {
  * shared with other software, some of it using CLOUD_* names too); a bad value of ours stops start-up.
  */
 export function loadCloudConfig(env: Env): CloudConfig {
-  const host = env.CLOUD_HOST || '127.0.0.1';
-  if (!/^[\w.:-]+$/.test(host))
-    throw new ConfigError(`CLOUD_HOST must be a host name or address, got "${host}"`);
-  const databaseUrl = url(
-    env,
-    'DATABASE_URL',
-    isPostgresUrl,
-    'a postgres:// URL (leave it unset for SQLite in DATA_DIR)',
-  );
+  const host = checked(env, S.host, (v) => /^[\w.:-]+$/.test(v)) ?? S.host.default;
+  const databaseUrl = checked(env, S.databaseUrl, isPostgresUrl);
   return {
-    port: integer(env, 'CLOUD_PORT', 8080, 0, 65535),
+    port: read(env, S.port),
     host,
-    dataDir: env.DATA_DIR || './data',
+    dataDir: read(env, S.dataDir),
     databaseUrl,
     databaseSchema: schemaName(env, databaseUrl),
-    redisUrl: url(env, 'REDIS_URL', (v) => /^rediss?:\/\//.test(v), 'a redis:// or rediss:// URL'),
-    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
-    trustProxy: flag(env, 'CLOUD_TRUST_PROXY', false),
-    rateLimit: flag(env, 'CLOUD_RATE_LIMIT', true),
-    anonymousTier: oneOf(env, 'CLOUD_ANONYMOUS_TIER', TIERS, 'professional'),
-    refreshTtlSeconds: 86_400 * integer(env, 'CLOUD_REFRESH_TOKEN_DAYS', 30, 1, 365),
-    keyRotationSeconds: 86_400 * integer(env, 'CLOUD_KEY_ROTATION_DAYS', 30, 1, 365),
-    hashing: {
-      memoryCost: integer(env, 'CLOUD_PASSWORD_HASH_KIB', 19_456, 1024, 1_048_576),
-      timeCost: integer(env, 'CLOUD_PASSWORD_HASH_PASSES', 2, 1, 10),
-    },
+    redisUrl: checked(env, S.redisUrl, (v) => /^rediss?:\/\//.test(v)),
+    logLevel: read(env, S.logLevel),
+    trustProxy: read(env, S.trustProxy),
+    rateLimit: read(env, S.rateLimit),
+    anonymousTier: read(env, S.anonymousTier),
+    refreshTtlSeconds: 86_400 * read(env, S.refreshTokenDays),
+    keyRotationSeconds: 86_400 * read(env, S.keyRotationDays),
+    hashing: { memoryCost: read(env, S.hashKib), timeCost: read(env, S.hashPasses) },
     sync: {
-      feedRetentionDays: integer(env, 'CLOUD_SYNC_FEED_RETENTION_DAYS', 30, 1, 3650),
-      maxConcurrentPushes: integer(env, 'CLOUD_SYNC_MAX_CONCURRENT_PUSHES', 8, 1, 256),
+      feedRetentionDays: read(env, S.feedRetentionDays),
+      maxConcurrentPushes: read(env, S.maxConcurrentPushes),
     },
     webhooks: webhookOptions(env),
     fleet: fleetConfig(env, host),
-    publicUrl: url(
-      env,
-      'CLOUD_PUBLIC_URL',
-      (v) => URL.canParse(v) && /^https?:\/\//.test(v),
-      'an http:// or https:// URL',
-    ),
-    visionModels: {
-      maxBytes:
-        1024 *
-        1024 *
-        integer(
-          env,
-          'CLOUD_VISION_MODEL_MAX_MB',
-          DEFAULT_VISION_MODEL_OPTIONS.maxBytes / 1024 / 1024,
-          1,
-          2048,
-        ),
-    },
-    platformServiceUrl: url(
-      env,
-      'PLATFORM_SERVICE_URL',
-      (v) => URL.canParse(v) && /^https?:\/\//.test(v),
-      'an http:// or https:// URL',
-    ),
+    publicUrl: checked(env, S.publicUrl, httpUrl),
+    visionModels: { maxBytes: 1024 * 1024 * read(env, S.visionModelMaxMb) },
+    platformServiceUrl: checked(env, S.platformServiceUrl, httpUrl),
     notify: loadNotifyConfig(env),
     alerting: loadAlertingConfig(env),
     aiops: loadAiopsConfig(env),
@@ -257,9 +472,6 @@ export function loadCloudConfig(env: Env): CloudConfig {
     chat: loadChatConfig(env),
     sso: loadSsoConfig(env),
     incidentFlow: loadIncidentFlowConfig(env),
-    devices: {
-      // 825 days is the longest any TLS client still accepts for a leaf certificate.
-      certificateDays: integer(env, 'CLOUD_DEVICE_CERT_DAYS', DEFAULT_DEVICE_OPTIONS.certificateDays, 1, 825),
-    },
+    devices: { certificateDays: read(env, S.certificateDays) },
   };
 }

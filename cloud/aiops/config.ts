@@ -1,6 +1,7 @@
-/** The aiops module's settings: spec 3's AIOps configuration keys and limits, one variable each. */
+/** The aiops module's settings: the AIOps configuration keys and limits, one variable each. */
 
-import { type Env, flag, number } from '../config-env.ts';
+import { type Settings, settingNames } from '../../shared/config/settings.ts';
+import { type Env, read } from '../config-env.ts';
 import { ConfigError } from '../config-error.ts';
 
 export interface AiopsConfig {
@@ -48,29 +49,6 @@ export interface AiopsConfig {
   pruneIntervalMs: number;
 }
 
-/** Every variable loadAiopsConfig reads (the README's configuration table). */
-export const AIOPS_VARIABLES = [
-  'AIOPS_ENABLED',
-  'AIOPS_ANOMALY_ENABLED',
-  'AIOPS_BASELINE_DAYS',
-  'AIOPS_Z_SCORE_THRESHOLD',
-  'AIOPS_MIN_BASELINE_SAMPLES',
-  'AIOPS_PREDICTION_ENABLED',
-  'AIOPS_FORECAST_HORIZON_HOURS',
-  'AIOPS_CONFIDENCE_THRESHOLD',
-  'AIOPS_TREND_HOURS',
-  'AIOPS_TREND_MIN_POINTS',
-  'AIOPS_CORRELATION_ENABLED',
-  'AIOPS_CORRELATION_WINDOW_SECONDS',
-  'AIOPS_MIN_CORRELATION_SCORE',
-  'AIOPS_USE_DEPENDENCY_GRAPH',
-  'AIOPS_CORRELATION_PASS_GAP_MS',
-  'AIOPS_INSIGHT_DEDUPE_MINUTES',
-  'AIOPS_RAW_RETENTION_HOURS',
-  'AIOPS_INSIGHT_RETENTION_DAYS',
-  'AIOPS_PRUNE_INTERVAL_MS',
-] as const;
-
 export const DEFAULT_AIOPS_CONFIG: AiopsConfig = {
   enabled: true,
   anomaly: { enabled: true, baselineDays: 30, zScoreThreshold: 3, minBaselineSamples: 30 },
@@ -82,41 +60,156 @@ export const DEFAULT_AIOPS_CONFIG: AiopsConfig = {
   pruneIntervalMs: 3_600_000,
 };
 
+const d = DEFAULT_AIOPS_CONFIG;
+
+const integer = (name: string, fallback: number, min: number, max: number, description: string) =>
+  ({ name, type: 'integer', default: fallback, min, max, description }) as const;
+const ratio = (name: string, fallback: number, min: number, max: number, description: string) =>
+  ({ name, type: 'number', default: fallback, min, max, description }) as const;
+const on = (name: string, fallback: boolean, description: string) =>
+  ({ name, type: 'flag', default: fallback, description }) as const;
+
+export const AIOPS_SETTINGS = {
+  enabled: on('AIOPS_ENABLED', d.enabled, 'off: samples are still stored, nothing is judged or grouped'),
+  anomalyEnabled: on('AIOPS_ANOMALY_ENABLED', d.anomaly.enabled, 'anomaly detection'),
+  baselineDays: integer(
+    'AIOPS_BASELINE_DAYS',
+    d.anomaly.baselineDays,
+    1,
+    365,
+    'days of hourly rollups a sample is judged against',
+  ),
+  zScoreThreshold: ratio(
+    'AIOPS_Z_SCORE_THRESHOLD',
+    d.anomaly.zScoreThreshold,
+    0.5,
+    20,
+    'z-score from which a sample is an anomaly; severity is high from twice this',
+  ),
+  minBaselineSamples: integer(
+    'AIOPS_MIN_BASELINE_SAMPLES',
+    d.anomaly.minBaselineSamples,
+    2,
+    100_000,
+    'samples a baseline needs before anything is judged against it',
+  ),
+  predictionEnabled: on('AIOPS_PREDICTION_ENABLED', d.prediction.enabled, 'trend predictions'),
+  horizonHours: integer(
+    'AIOPS_FORECAST_HORIZON_HOURS',
+    d.prediction.horizonHours,
+    1,
+    24 * 30,
+    'how far ahead (hours) a trend is projected',
+  ),
+  confidenceThreshold: ratio(
+    'AIOPS_CONFIDENCE_THRESHOLD',
+    d.prediction.confidenceThreshold,
+    0,
+    1,
+    'the R² a trend needs',
+  ),
+  trendHours: integer(
+    'AIOPS_TREND_HOURS',
+    d.prediction.trendHours,
+    1,
+    24 * 14,
+    'hours of recent raw points a trend is fitted over',
+  ),
+  minPoints: integer(
+    'AIOPS_TREND_MIN_POINTS',
+    d.prediction.minPoints,
+    3,
+    10_000,
+    'points a trend needs at least',
+  ),
+  correlationEnabled: on('AIOPS_CORRELATION_ENABLED', d.correlation.enabled, 'alert correlation into groups'),
+  windowSeconds: integer(
+    'AIOPS_CORRELATION_WINDOW_SECONDS',
+    d.correlation.windowSeconds,
+    1,
+    86_400,
+    'how far apart (seconds) alerts may fire and still be grouped',
+  ),
+  minScore: ratio(
+    'AIOPS_MIN_CORRELATION_SCORE',
+    d.correlation.minScore,
+    0,
+    1,
+    'the score two alerts need to be grouped',
+  ),
+  useDependencyGraph: on(
+    'AIOPS_USE_DEPENDENCY_GRAPH',
+    d.correlation.useDependencyGraph,
+    'let the service dependency graph raise the score',
+  ),
+  passGapMs: integer(
+    'AIOPS_CORRELATION_PASS_GAP_MS',
+    d.correlation.passGapMs,
+    0,
+    60_000,
+    "least time (ms) between one tenant's grouping passes; 0 groups each alert as soon as the previous pass ends",
+  ),
+  insightDedupeMinutes: integer(
+    'AIOPS_INSIGHT_DEDUPE_MINUTES',
+    d.insightDedupeMinutes,
+    1,
+    10_080,
+    'one insight per metric and subject within this many minutes; repeats count on it',
+  ),
+  rawRetentionHours: integer(
+    'AIOPS_RAW_RETENTION_HOURS',
+    d.rawRetentionHours,
+    1,
+    24 * 90,
+    'hours raw points are kept (at least `AIOPS_TREND_HOURS`); older ones live on in rollups',
+  ),
+  insightRetentionDays: integer(
+    'AIOPS_INSIGHT_RETENTION_DAYS',
+    d.insightRetentionDays,
+    1,
+    3650,
+    'days insights are kept',
+  ),
+  pruneIntervalMs: integer(
+    'AIOPS_PRUNE_INTERVAL_MS',
+    d.pruneIntervalMs,
+    1000,
+    86_400_000,
+    'how often (ms) rollups, points, insights and groups past their windows are deleted',
+  ),
+} as const satisfies Settings;
+
+/** Every variable loadAiopsConfig reads. */
+export const AIOPS_VARIABLES = settingNames(AIOPS_SETTINGS);
+
 export function loadAiopsConfig(env: Env): AiopsConfig {
-  const d = DEFAULT_AIOPS_CONFIG;
+  const s = AIOPS_SETTINGS;
   const config: AiopsConfig = {
-    enabled: flag(env, 'AIOPS_ENABLED', d.enabled),
+    enabled: read(env, s.enabled),
     anomaly: {
-      enabled: flag(env, 'AIOPS_ANOMALY_ENABLED', d.anomaly.enabled),
-      baselineDays: number(env, 'AIOPS_BASELINE_DAYS', d.anomaly.baselineDays, 1, 365),
-      zScoreThreshold: number(env, 'AIOPS_Z_SCORE_THRESHOLD', d.anomaly.zScoreThreshold, 0.5, 20, false),
-      minBaselineSamples: number(env, 'AIOPS_MIN_BASELINE_SAMPLES', d.anomaly.minBaselineSamples, 2, 100_000),
+      enabled: read(env, s.anomalyEnabled),
+      baselineDays: read(env, s.baselineDays),
+      zScoreThreshold: read(env, s.zScoreThreshold),
+      minBaselineSamples: read(env, s.minBaselineSamples),
     },
     prediction: {
-      enabled: flag(env, 'AIOPS_PREDICTION_ENABLED', d.prediction.enabled),
-      horizonHours: number(env, 'AIOPS_FORECAST_HORIZON_HOURS', d.prediction.horizonHours, 1, 24 * 30),
-      confidenceThreshold: number(
-        env,
-        'AIOPS_CONFIDENCE_THRESHOLD',
-        d.prediction.confidenceThreshold,
-        0,
-        1,
-        false,
-      ),
-      trendHours: number(env, 'AIOPS_TREND_HOURS', d.prediction.trendHours, 1, 24 * 14),
-      minPoints: number(env, 'AIOPS_TREND_MIN_POINTS', d.prediction.minPoints, 3, 10_000),
+      enabled: read(env, s.predictionEnabled),
+      horizonHours: read(env, s.horizonHours),
+      confidenceThreshold: read(env, s.confidenceThreshold),
+      trendHours: read(env, s.trendHours),
+      minPoints: read(env, s.minPoints),
     },
     correlation: {
-      enabled: flag(env, 'AIOPS_CORRELATION_ENABLED', d.correlation.enabled),
-      windowSeconds: number(env, 'AIOPS_CORRELATION_WINDOW_SECONDS', d.correlation.windowSeconds, 1, 86_400),
-      minScore: number(env, 'AIOPS_MIN_CORRELATION_SCORE', d.correlation.minScore, 0, 1, false),
-      useDependencyGraph: flag(env, 'AIOPS_USE_DEPENDENCY_GRAPH', d.correlation.useDependencyGraph),
-      passGapMs: number(env, 'AIOPS_CORRELATION_PASS_GAP_MS', d.correlation.passGapMs, 0, 60_000),
+      enabled: read(env, s.correlationEnabled),
+      windowSeconds: read(env, s.windowSeconds),
+      minScore: read(env, s.minScore),
+      useDependencyGraph: read(env, s.useDependencyGraph),
+      passGapMs: read(env, s.passGapMs),
     },
-    insightDedupeMinutes: number(env, 'AIOPS_INSIGHT_DEDUPE_MINUTES', d.insightDedupeMinutes, 1, 10_080),
-    rawRetentionHours: number(env, 'AIOPS_RAW_RETENTION_HOURS', d.rawRetentionHours, 1, 24 * 90),
-    insightRetentionDays: number(env, 'AIOPS_INSIGHT_RETENTION_DAYS', d.insightRetentionDays, 1, 3650),
-    pruneIntervalMs: number(env, 'AIOPS_PRUNE_INTERVAL_MS', d.pruneIntervalMs, 1000, 86_400_000),
+    insightDedupeMinutes: read(env, s.insightDedupeMinutes),
+    rawRetentionHours: read(env, s.rawRetentionHours),
+    insightRetentionDays: read(env, s.insightRetentionDays),
+    pruneIntervalMs: read(env, s.pruneIntervalMs),
   };
   if (config.rawRetentionHours < config.prediction.trendHours)
     throw new ConfigError(

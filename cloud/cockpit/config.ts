@@ -1,6 +1,7 @@
-/** The operations console's and auto-remediation's settings (spec 3's `auto_remediation` keys). */
+/** The operations console's and auto-remediation's settings (the `auto_remediation` keys). */
 
-import { type Env, integer } from '../config-env.ts';
+import { type Settings, settingNames, type TextSetting } from '../../shared/config/settings.ts';
+import { type Env, read } from '../config-env.ts';
 import { ConfigError } from '../config-error.ts';
 
 export interface RemediationOptions {
@@ -18,15 +19,6 @@ export interface CockpitConfig {
   remediation: RemediationOptions;
 }
 
-/** Every variable loadCockpitConfig reads (the README's configuration table). */
-export const COCKPIT_VARIABLES = [
-  'COCKPIT_FEED_AUTH_TIMEOUT_MS',
-  'AIOPS_REMEDIATION_REQUIRE_APPROVAL',
-  'AIOPS_REMEDIATION_AUTO_APPROVE',
-  'AIOPS_REMEDIATION_RESTART_PER_HOUR',
-  'AIOPS_REMEDIATION_SCALE_PER_HOUR',
-] as const;
-
 export const DEFAULT_COCKPIT_CONFIG: CockpitConfig = {
   feedAuthTimeoutMs: 5000,
   remediation: {
@@ -36,9 +28,56 @@ export const DEFAULT_COCKPIT_CONFIG: CockpitConfig = {
   },
 };
 
-function environments(env: Env, name: string, fallback: string[]) {
-  const raw = env[name];
-  if (raw === undefined) return fallback;
+const d = DEFAULT_COCKPIT_CONFIG;
+
+export const COCKPIT_SETTINGS = {
+  feedAuthTimeoutMs: {
+    name: 'COCKPIT_FEED_AUTH_TIMEOUT_MS',
+    type: 'integer',
+    default: d.feedAuthTimeoutMs,
+    min: 100,
+    max: 120_000,
+    description: 'how long (ms) a console WebSocket may wait before its auth frame',
+  },
+  requireApproval: {
+    name: 'AIOPS_REMEDIATION_REQUIRE_APPROVAL',
+    type: 'text',
+    default: d.remediation.requireApproval.join(','),
+    format: 'a comma-separated list of environment names (empty: none)',
+    description: 'environments where every remediation waits for an operator',
+  },
+  autoApprove: {
+    name: 'AIOPS_REMEDIATION_AUTO_APPROVE',
+    type: 'text',
+    default: d.remediation.autoApprove.join(','),
+    format: 'a comma-separated list of environment names (empty: none)',
+    description: 'environments where low and medium risk run without approval; may not overlap the former',
+  },
+  restartPerHour: {
+    name: 'AIOPS_REMEDIATION_RESTART_PER_HOUR',
+    type: 'integer',
+    default: d.remediation.rateLimits.restart,
+    min: 1,
+    max: 1000,
+    description: 'restarts per target per rolling hour',
+  },
+  scalePerHour: {
+    name: 'AIOPS_REMEDIATION_SCALE_PER_HOUR',
+    type: 'integer',
+    default: d.remediation.rateLimits.scale,
+    min: 1,
+    max: 1000,
+    description: 'scale actions per target per rolling hour',
+  },
+} as const satisfies Settings;
+
+/** Every variable loadCockpitConfig reads. */
+export const COCKPIT_VARIABLES = settingNames(COCKPIT_SETTINGS);
+
+/** Set but empty means no environment at all, unlike the other settings, where empty is the default. */
+function environments(env: Env, setting: TextSetting) {
+  const { name } = setting;
+  const raw = env[name] ?? setting.default ?? '';
   const names = raw
     .split(',')
     .map((part) => part.trim())
@@ -50,30 +89,20 @@ function environments(env: Env, name: string, fallback: string[]) {
 }
 
 export function loadCockpitConfig(env: Env): CockpitConfig {
-  const requireApproval = environments(
-    env,
-    'AIOPS_REMEDIATION_REQUIRE_APPROVAL',
-    DEFAULT_COCKPIT_CONFIG.remediation.requireApproval,
-  );
-  const autoApprove = environments(
-    env,
-    'AIOPS_REMEDIATION_AUTO_APPROVE',
-    DEFAULT_COCKPIT_CONFIG.remediation.autoApprove,
-  );
+  const s = COCKPIT_SETTINGS;
+  const requireApproval = environments(env, s.requireApproval);
+  const autoApprove = environments(env, s.autoApprove);
   const both = requireApproval.find((name) => autoApprove.includes(name));
   if (both !== undefined)
     throw new ConfigError(
       `AIOPS_REMEDIATION_REQUIRE_APPROVAL and AIOPS_REMEDIATION_AUTO_APPROVE both name "${both}"`,
     );
   return {
-    feedAuthTimeoutMs: integer(env, 'COCKPIT_FEED_AUTH_TIMEOUT_MS', 5000, 100, 120_000),
+    feedAuthTimeoutMs: read(env, s.feedAuthTimeoutMs),
     remediation: {
       requireApproval,
       autoApprove,
-      rateLimits: {
-        restart: integer(env, 'AIOPS_REMEDIATION_RESTART_PER_HOUR', 3, 1, 1000),
-        scale: integer(env, 'AIOPS_REMEDIATION_SCALE_PER_HOUR', 5, 1, 1000),
-      },
+      rateLimits: { restart: read(env, s.restartPerHour), scale: read(env, s.scalePerHour) },
     },
   };
 }

@@ -2,7 +2,8 @@
  * Single sign-on settings. Only this file reads the OAUTH_* and SSO_* variables; cloud/config.ts
  * calls it once at start-up.
  */
-import { type Env, integer } from '../config-env.ts';
+import { type Settings, settingNames } from '../../shared/config/settings.ts';
+import { type Env, read } from '../config-env.ts';
 import { ConfigError } from '../config-error.ts';
 import { redirectUriProblem } from './redirect-uris.ts';
 
@@ -23,7 +24,35 @@ export interface SsoConfig {
   loginTtlSeconds: number;
 }
 
-export const SSO_VARIABLES = ['OAUTH_PROVIDERS', 'OAUTH_REDIRECT_URIS', 'SSO_LOGIN_TTL_SECONDS'] as const;
+export const SSO_SETTINGS = {
+  providers: {
+    name: 'OAUTH_PROVIDERS',
+    type: 'text',
+    default: undefined,
+    format:
+      'a JSON array of `{ "id", "name", "issuer", "client_id", "client_secret" }` (`id`: lower-case letters, digits, hyphens)',
+    secret: true,
+    description: 'social login providers (OpenID Connect) for `GET /v1/auth/oauth/:provider`',
+  },
+  redirectUris: {
+    name: 'OAUTH_REDIRECT_URIS',
+    type: 'text',
+    default: undefined,
+    format: 'URLs separated by commas (https, or http on loopback; no query)',
+    description: 'the client pages a social sign-in may finish at; required with `OAUTH_PROVIDERS`',
+  },
+  loginTtlSeconds: {
+    name: 'SSO_LOGIN_TTL_SECONDS',
+    type: 'integer',
+    default: 600,
+    min: 60,
+    max: 3600,
+    description: 'how long (seconds) a started SSO or social sign-in may take',
+  },
+} as const satisfies Settings;
+
+/** Every variable loadSsoConfig reads. */
+export const SSO_VARIABLES = settingNames(SSO_SETTINGS);
 
 const PROVIDER_ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
 
@@ -90,7 +119,7 @@ export function loadSsoConfig(env: Env): SsoConfig {
   return {
     socialProviders: providers,
     socialRedirectUris,
-    loginTtlSeconds: integer(env, 'SSO_LOGIN_TTL_SECONDS', 600, 60, 3600),
+    loginTtlSeconds: read(env, SSO_SETTINGS.loginTtlSeconds),
   };
 }
 
