@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { CameraSettingsSchema, EdgeSettingsSchema } from '../../appliance/vision/settings/schemas.ts';
 import { Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
 import { InvalidRequestError } from '../../shared/http/errors.ts';
+import { CameraSettingsSchema, EdgeSettingsSchema } from '../../shared/vision/settings.ts';
 import {
   CHANGE_ROLES_NOTE,
   READ_ROLES_NOTE,

@@ -5,7 +5,7 @@ import {
   EffectiveCameraSettingsSchema,
   EffectiveDriveThruSettingsSchema,
   EffectiveEdgeSettingsSchema,
-} from '../../appliance/vision/settings/schemas.ts';
+} from '../../shared/vision/settings.ts';
 import { PERIOD_PATTERN } from './period.ts';
 import {
   CAMERA_STATUSES,

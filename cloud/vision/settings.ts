@@ -14,7 +14,7 @@ import {
   EDGE_DEFAULTS,
   type EdgeSettings,
   withDefaults,
-} from '../../appliance/vision/settings/schemas.ts';
+} from '../../shared/vision/settings.ts';
 import type { Db } from '../db/index.ts';
 import {
   type EdgeCommand,

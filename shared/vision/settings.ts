@@ -1,5 +1,9 @@
+/**
+ * The vision pipeline's settings as they cross the fleet link: the edge device's, the drive-thru's
+ * and each camera's. The cloud validates and shows them with these schemas and defaults and pushes
+ * them to the store, whose pipeline runs with them.
+ */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { defaultTrackerOptions } from '../track/options.ts';
 
 const strict = { additionalProperties: false } as const;
 const Count = (maximum: number) => Type.Integer({ minimum: 1, maximum });
@@ -121,10 +125,11 @@ export const CAMERA_DEFAULTS: EffectiveCameraSettings = {
 };
 
 // A two-second lost-track buffer: a car hidden behind another for a second is found again rather
-// than counted as a new car (the lane's evaluation bars are met at it), and its track length.
+// than counted as a new car (the lane's evaluation bars are met at it). A track is reported after two
+// frames matched in a row, the tracker's own default too.
 export const DRIVE_THRU_DEFAULTS: EffectiveDriveThruSettings = {
   track_timeout_seconds: 2,
-  min_track_length: defaultTrackerOptions.minTrackLength,
+  min_track_length: 2,
   vehicle_min_size: null,
 };
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../../../shared/clock.ts';
-import type { Frame } from '../../../shared/vision/types.ts';
+import type { Frame } from '../types.ts';
 import { createBackoff } from './backoff.ts';
 import { resolveFfmpegPath, type SpawnedCapture, spawnCapture } from './ffmpeg.ts';
 import { createFrameFiller, createFramePool, type FrameFiller } from './frame-pool.ts';

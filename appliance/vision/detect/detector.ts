@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { Detection, Frame } from '../../../shared/vision/types.ts';
+import type { Detection, Frame } from '../types.ts';
 import { type LoadedModel, ModelError } from './model.ts';
 import type { WorkerReply, WorkerRequest } from './worker.ts';
 

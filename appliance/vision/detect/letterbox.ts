@@ -4,7 +4,7 @@
  * written into a caller's tensor slice so a batch is one allocation. The transform goes with it,
  * to map boxes back to the frame's pixels.
  */
-import type { Box } from '../../../shared/vision/types.ts';
+import type { Box } from '../types.ts';
 
 export interface Letterbox {
   /** Model pixels per frame pixel. */

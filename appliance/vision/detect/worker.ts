@@ -8,7 +8,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
-import type { Detection } from '../../../shared/vision/types.ts';
+import type { Detection } from '../types.ts';
 import { type Letterbox, letterboxInto } from './letterbox.ts';
 import type { ModelManifest } from './model.ts';
 import { decodeYolo } from './yolo.ts';

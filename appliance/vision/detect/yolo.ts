@@ -3,7 +3,7 @@
  * a box (centre x, centre y, width, height in input pixels) and one score per class, no
  * objectness. Decoded per image into boxes above a floor, then non-maximum suppression per class.
  */
-import { type Box, type Detection, iou } from '../../../shared/vision/types.ts';
+import { type Box, type Detection, iou } from '../types.ts';
 import { type Letterbox, toFrame } from './letterbox.ts';
 
 export interface DecodeOptions {

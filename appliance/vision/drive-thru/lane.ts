@@ -4,7 +4,7 @@
  * the pickup window), each car's time at every point and in all, cars pulled forward to the bay
  * and cars that leave without ordering, orders per hour, and the lane's status.
  */
-import { anchorOf, type TrackedObject } from '../../../shared/vision/types.ts';
+import { anchorOf, type TrackedObject } from '../types.ts';
 import { type Polygon, zoneOf } from '../zones/polygon.ts';
 
 export interface LaneZones {

@@ -1,4 +1,4 @@
-import type { Box } from '../../../shared/vision/types.ts';
+import type { Box } from '../types.ts';
 import { createGreySampler, type GreySampler } from './grey.ts';
 import { changedRegions } from './regions.ts';
 

@@ -1,4 +1,4 @@
-import type { Box } from '../../../shared/vision/types.ts';
+import type { Box } from '../types.ts';
 
 /**
  * Boxes around the 4-connected groups of changed cells in a small mask, in the source frame's

@@ -1,4 +1,4 @@
-import type { Box } from '../../../shared/vision/types.ts';
+import type { Box } from '../types.ts';
 import type { Point, Polygon } from '../zones/polygon.ts';
 
 /** Shoelace area, whichever way the polygon winds. */

@@ -12,7 +12,7 @@
  * consecutive updates agree, so call `updateParking` at a steady rate (about once a second) rather
  * than on every inferred frame.
  */
-import { anchorOf, type Box } from '../../../shared/vision/types.ts';
+import { anchorOf, type Box } from '../types.ts';
 import { contains, type Polygon } from '../zones/polygon.ts';
 import { coverage } from './geometry.ts';
 

@@ -7,12 +7,12 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { Detection, Frame, TrackedObject } from '../../../shared/vision/types.ts';
 import { type CaptureStatus, createCapture } from '../capture/index.ts';
 import type { Detector } from '../detect/detector.ts';
 import { createLaneAnalytics, type LaneEvent, type LaneZones } from '../drive-thru/lane.ts';
 import { createMotionGate, shouldInfer } from '../motion/index.ts';
 import { createTracker, type TrackerOptions } from '../track/index.ts';
+import type { Detection, Frame, TrackedObject } from '../types.ts';
 import { createLiveView, type Seen } from './live-view.ts';
 import { createCounterHistory, createRecentSamples } from './recent.ts';
 

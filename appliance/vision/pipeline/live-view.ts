@@ -4,7 +4,7 @@
  * caller's function while the pipeline still has it, so the caller copies what it keeps (the
  * buffer goes back to the capture's pool right after).
  */
-import type { Detection, Frame, TrackedObject } from '../../../shared/vision/types.ts';
+import type { Detection, Frame, TrackedObject } from '../types.ts';
 
 /** The model's last look: the frame it ran on, what it reported, and the tracks then. */
 export interface Seen {

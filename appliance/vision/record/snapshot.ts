@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import sharp from 'sharp';
-import type { Box } from '../../../shared/vision/types.ts';
+import type { Box } from '../types.ts';
 import { insideDir } from './paths.ts';
 
 export type SnapshotKind = 'detection' | 'verification' | 'calibration';

@@ -2,8 +2,9 @@
  * A camera shown live: a frame as JPEG, and the model's boxes for that same frame, normalised to
  * the frame so a screen draws them over the picture at whatever size it shows it.
  */
-import { type Box, iou, type TrackedObject } from '../../../shared/vision/types.ts';
+
 import type { FrameView } from '../pipeline/live-view.ts';
+import { type Box, iou, type TrackedObject } from '../types.ts';
 
 export interface LiveDetection {
   class: string;

@@ -3,7 +3,7 @@
  * minute becomes one vision_model_minutes row (what the cloud's model metrics sum); an alert is
  * raised when a minute crosses a threshold and cleared by the first minute back under it.
  */
-import type { MinuteMetrics } from '../../../shared/vision/model-metrics.ts';
+import type { MinuteMetrics } from './model-metrics.ts';
 
 export type AlertMetric = 'camera_fps' | 'inference_latency_p99' | 'detection_accuracy';
 export type AlertSeverity = 'warning' | 'critical';

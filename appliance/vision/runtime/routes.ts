@@ -14,12 +14,12 @@ import type { Clock } from '../../../shared/clock.ts';
 import { Envelope, envelope, errorResponses } from '../../../shared/http/envelope.ts';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../../../shared/http/errors.ts';
 import { MANAGER_ROLES } from '../../../shared/roles.ts';
-import { summariseMinutes } from '../../../shared/vision/model-metrics.ts';
 import { requireAuth } from '../../auth/index.ts';
 import type { VisionRegistry } from '../registry/index.ts';
 import { CAMERA_ID_PATTERN } from '../settings/index.ts';
 import type { VisionHistory } from './history.ts';
 import { cameraLiveRoutes, driveThruHistoryRoute } from './live-routes.ts';
+import { summariseMinutes } from './model-metrics.ts';
 import { type VisionRuntime, VisionUnavailableError } from './runtime.ts';
 
 export interface VisionRuntimeRoutesOptions {

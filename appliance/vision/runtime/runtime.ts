@@ -12,7 +12,6 @@ import cron from 'node-cron';
 import type { Logger } from 'pino';
 import type { Clock } from '../../../shared/clock.ts';
 import type { IdGenerator } from '../../../shared/ids.ts';
-import type { Detection, TrackedObject } from '../../../shared/vision/types.ts';
 import type { ChangeLog } from '../../db/change-log.ts';
 import type { ApplianceDatabase } from '../../db/index.ts';
 import type { EventPoller } from '../../kitchen/feed.ts';
@@ -31,6 +30,7 @@ import {
 import type { VisionCamera, VisionRegistry } from '../registry/index.ts';
 import { type EffectiveSettings, parseSize } from '../settings/index.ts';
 import { trackerOptionsFromSettings } from '../track/index.ts';
+import type { Detection, TrackedObject } from '../types.ts';
 import type { MenuMapping } from '../verify/index.ts';
 import { createVisionAlerts } from './alerts.ts';
 import type { VisionHistory } from './history.ts';

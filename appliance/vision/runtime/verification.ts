@@ -7,11 +7,11 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../../shared/clock.ts';
 import type { IdGenerator } from '../../../shared/ids.ts';
-import type { Detection } from '../../../shared/vision/types.ts';
 import type { ChangeLog } from '../../db/change-log.ts';
 import type { ApplianceDatabase } from '../../db/index.ts';
 import type { CameraPipeline } from '../pipeline/camera.ts';
 import type { SnapshotKind } from '../record/index.ts';
+import type { Detection } from '../types.ts';
 import { consensusDetections, type ItemCount, type MenuMapping, verifyOrder } from '../verify/index.ts';
 import type { createVisionAlerts } from './alerts.ts';
 import type { VisionHistory } from './history.ts';

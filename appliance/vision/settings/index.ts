@@ -4,7 +4,7 @@
  * appliance_settings. The cloud's settings commands (appliance/fleet) and the local API
  * (appliance/vision/registry) write the same rows, and every save is heard by the same listeners.
  */
-export * from './schemas.ts';
+export * from '../../../shared/vision/settings.ts';
 export {
   cameraSection,
   createSettingsStore,

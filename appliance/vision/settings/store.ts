@@ -1,6 +1,6 @@
 import type { Clock } from '../../../shared/clock.ts';
+import type { PushedSettings } from '../../../shared/vision/settings.ts';
 import type { ApplianceDatabase } from '../../db/index.ts';
-import type { PushedSettings } from './schemas.ts';
 
 /** Told the sections a save wrote ('edge', 'drive_thru', 'camera:<id>'), after it committed. */
 export type SettingsSavedListener = (sections: string[]) => void;

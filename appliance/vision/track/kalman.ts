@@ -8,7 +8,7 @@
  * blocks (position, velocity) throughout. We keep exactly those blocks, three numbers each, which
  * gives the same estimates without matrix products or allocations per step.
  */
-import type { Box } from '../../../shared/vision/types.ts';
+import type { Box } from '../types.ts';
 
 const POSITION_WEIGHT = 1 / 20;
 const VELOCITY_WEIGHT = 1 / 160;

@@ -1,3 +1,5 @@
+import { DRIVE_THRU_DEFAULTS } from '../../../shared/vision/settings.ts';
+
 export interface TrackerOptions {
   /** A detection at or above this confidence is "high": reported, matched first, may start a track (`min_confidence`). */
   highThreshold: number;
@@ -44,7 +46,7 @@ export const defaultTrackerOptions: TrackerOptions = {
   unconfirmedMatchThreshold: 0.7,
   trackTimeoutFrames: 15,
   coastFrames: 2,
-  minTrackLength: 2,
+  minTrackLength: DRIVE_THRU_DEFAULTS.min_track_length,
   minBoxSize: 0,
   minBoxSizeClasses: undefined,
   classes: undefined,

@@ -9,8 +9,9 @@
  * (`coastFrames`), and ByteTrack's removal of duplicate tracked/lost pairs is left out (it lowered
  * IDF1 slightly on the synthetic crowded scenes).
  */
-import { matchWithinCost } from '../../../shared/vision/assignment.ts';
-import { type Detection, iou, type TrackedObject } from '../../../shared/vision/types.ts';
+
+import { type Detection, iou, type TrackedObject } from '../types.ts';
+import { matchWithinCost } from './assignment.ts';
 import { type BoxKalman, boxOfKalman, createBoxKalman, predictBoxKalman, updateBoxKalman } from './kalman.ts';
 import { defaultTrackerOptions, type TrackerOptions } from './options.ts';
 

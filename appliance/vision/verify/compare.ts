@@ -17,7 +17,7 @@
  * - Detections of classes no menu item maps to (not food) are dropped first, so a hand or a bag
  *   overlapping an item cannot hide it.
  */
-import { type Box, type Detection, iou } from '../../../shared/vision/types.ts';
+import { type Box, type Detection, iou } from '../types.ts';
 import { type MenuMapping, normaliseName } from './mapping.ts';
 
 export interface ItemCount {

@@ -8,7 +8,7 @@
  * frames err independently. Take an odd number; with an even one the lower median is taken,
  * because a missing item costs more than a second look.
  */
-import type { Detection } from '../../../shared/vision/types.ts';
+import type { Detection } from '../types.ts';
 import { DEFAULT_DUPLICATE_IOU, distinctObjects, groupByClass } from './compare.ts';
 import type { MenuMapping } from './mapping.ts';
 

@@ -3,7 +3,7 @@
  * order (far to near by ground point), and how much of it is hidden by nearer things or the frame.
  * The SVG renderer and the ground truth both read this, so the truth describes what was drawn.
  */
-import type { Box } from '../../../shared/vision/types.ts';
+import type { Box } from '../../../appliance/vision/types.ts';
 import { REFERENCE_HEIGHT, REFERENCE_WIDTH } from './geometry.ts';
 import { LAYOUT } from './layout.ts';
 import type { SimObjectState } from './simulator.ts';

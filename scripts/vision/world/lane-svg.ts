@@ -3,7 +3,7 @@
  * a per-clip background (asphalt, curbs, building with its windows, menu board, grass, street,
  * sidewalk), then vehicles and people far to near, with the pole painted at its depth.
  */
-import type { Box } from '../../../shared/vision/types.ts';
+import type { Box } from '../../../appliance/vision/types.ts';
 import { bandPolygon, type Point, REFERENCE_HEIGHT, REFERENCE_WIDTH } from './geometry.ts';
 import type { PlacedObject } from './lane-scene.ts';
 import { LAYOUT, type Rect } from './layout.ts';

@@ -3,7 +3,7 @@
  * frame, with the fraction of each object left visible; per-car events and waits; the queue length
  * each second; and the zones in output pixels so the pipeline can be configured with the same ones.
  */
-import type { Box } from '../../../shared/vision/types.ts';
+import type { Box } from '../../../appliance/vision/types.ts';
 import { REFERENCE_HEIGHT, REFERENCE_WIDTH } from './geometry.ts';
 import type { PlacedObject } from './lane-scene.ts';
 import { QUEUE_ZONES, type RouteName, type ZoneName, zonesFor } from './layout.ts';

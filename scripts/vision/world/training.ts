@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
-import type { Box } from '../../../shared/vision/types.ts';
+import type { Box } from '../../../appliance/vision/types.ts';
 import { laneLook, renderLaneFrame } from './lane-clip.ts';
 import { placeObjects } from './lane-scene.ts';
 import { LANE_CLASSES, truthObjects } from './lane-truth.ts';

@@ -2,7 +2,7 @@
  * The demo menu's items seen from above on a tray (names as in scripts/demo-appliance.ts), each a
  * distinct shape and colour; `drawItem` paints one inside the box `itemBox` gives for it.
  */
-import type { Box } from '../../../shared/vision/types.ts';
+import type { Box } from '../../../appliance/vision/types.ts';
 
 export const TRAY_ITEMS = [
   'Classic Burger',

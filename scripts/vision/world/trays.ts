@@ -3,7 +3,7 @@
  * seeded rates (a unit missing, a unit swapped for its lookalike, an extra item), and the tray as
  * served, seen from above, with the truth of what is on it.
  */
-import type { Box } from '../../../shared/vision/types.ts';
+import type { Box } from '../../../appliance/vision/types.ts';
 import {
   applyFinish,
   createNoiseTable,

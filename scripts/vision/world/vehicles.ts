@@ -2,7 +2,7 @@
  * Vehicle shapes and looks, and the box a vehicle occupies on screen. The box is computed once here
  * and used both by the renderer (it draws inside it) and by the ground truth, so the two agree.
  */
-import type { Box } from '../../../shared/vision/types.ts';
+import type { Box } from '../../../appliance/vision/types.ts';
 import { DEPTH_FACTOR, pixelsPerMetre } from './geometry.ts';
 import type { Rng } from './rng.ts';
 

@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CAMERA_DEFAULTS,
-  DRIVE_THRU_DEFAULTS,
-  EDGE_DEFAULTS,
-} from '../../../appliance/vision/settings/schemas.ts';
 import { newId } from '../../../shared/ids.ts';
+import { CAMERA_DEFAULTS, DRIVE_THRU_DEFAULTS, EDGE_DEFAULTS } from '../../../shared/vision/settings.ts';
 import { backends } from '../../support/stores.ts';
 import {
   cameraState,

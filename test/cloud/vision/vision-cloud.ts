@@ -1,10 +1,10 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { CAMERA_DEFAULTS } from '../../../appliance/vision/settings/schemas.ts';
 import { newId } from '../../../shared/ids.ts';
 import { createHlc } from '../../../shared/sync/hlc.ts';
 import type { Change } from '../../../shared/sync/protocol.ts';
 import { SYNC_TABLES, type SyncTableName } from '../../../shared/sync/registry.ts';
+import { CAMERA_DEFAULTS } from '../../../shared/vision/settings.ts';
 import { bearer, createTestCloud, loginTokens, seedTenant, type TestCloud } from '../../support/cloud.ts';
 import { deviceKey } from '../devices/device-client.ts';
 

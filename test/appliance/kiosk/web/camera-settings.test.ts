@@ -9,7 +9,7 @@ import {
   settingsToForm,
   validateCameraSettings,
 } from '../../../../appliance/kiosk/web/src/lib/camera-settings.ts';
-import { CAMERA_DEFAULTS, CameraSettingsSchema } from '../../../../appliance/vision/settings/schemas.ts';
+import { CAMERA_DEFAULTS, CameraSettingsSchema } from '../../../../shared/vision/settings.ts';
 
 const field = (key: CameraSettingKey) => CAMERA_SETTING_FIELDS.find((f) => f.key === key)!;
 const serverAccepts = (key: CameraSettingKey, value: unknown) =>

@@ -8,7 +8,7 @@ import {
   type CaptureOptions,
   createCapture,
 } from '../../../../appliance/vision/capture/index.ts';
-import type { Frame } from '../../../../shared/vision/types.ts';
+import type { Frame } from '../../../../appliance/vision/types.ts';
 import { makeClip, recordingLog, sleep, startLiveServer, waitFor } from './support.ts';
 
 let dir: string;

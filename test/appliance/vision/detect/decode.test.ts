@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { letterboxInto, letterboxOf, toFrame } from '../../../../appliance/vision/detect/letterbox.ts';
 import { decodeYolo, nonMaxSuppression } from '../../../../appliance/vision/detect/yolo.ts';
-import type { Box, Detection } from '../../../../shared/vision/types.ts';
+import type { Box, Detection } from '../../../../appliance/vision/types.ts';
 
 describe('letterbox', () => {
   it('fits a 16:9 frame in the square, centred, and maps boxes back exactly', () => {

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDetector, type Detector } from '../../../../appliance/vision/detect/detector.ts';
 import { loadModel, ModelError } from '../../../../appliance/vision/detect/model.ts';
-import { type Box, iou } from '../../../../shared/vision/types.ts';
+import { type Box, iou } from '../../../../appliance/vision/types.ts';
 
 // A detector trained by the project's recipe on red and green rectangles (scripts/vision/train/fixture.py).
 const FIXTURE = join(import.meta.dirname, '../../../fixtures/vision/rectangles');

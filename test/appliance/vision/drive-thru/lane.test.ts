@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createLaneAnalytics, type LaneEvent } from '../../../../appliance/vision/drive-thru/lane.ts';
 import { createTracker, trackerOptionsFromSettings } from '../../../../appliance/vision/track/index.ts';
+import { type Detection, iou } from '../../../../appliance/vision/types.ts';
 import { placeObjects } from '../../../../scripts/vision/world/lane-scene.ts';
 import { truthCar, truthObjects } from '../../../../scripts/vision/world/lane-truth.ts';
 import { DEFAULT_LANE_CONFIG, simulateLane } from '../../../../scripts/vision/world/simulator.ts';
-import { type Detection, iou } from '../../../../shared/vision/types.ts';
 import { worldLane } from '../support/world-lane.ts';
 
 const WIDTH = 640;

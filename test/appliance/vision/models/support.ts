@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
+import type { Box } from '../../../../appliance/vision/types.ts';
 import type { CloudServices } from '../../../../cloud/services.ts';
-import type { Box } from '../../../../shared/vision/types.ts';
 import { deviceKey } from '../../../cloud/devices/device-client.ts';
 import { bearer, loginTokens, seedTenant } from '../../../support/cloud.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clipToBox, coverage, polygonArea } from '../../../../appliance/vision/occupancy/geometry.ts';
 import { createOccupancy, utilization } from '../../../../appliance/vision/occupancy/occupancy.ts';
-import type { Box } from '../../../../shared/vision/types.ts';
+import type { Box } from '../../../../appliance/vision/types.ts';
 
 const person = (box: Box) => ({ box, className: 'person' });
 const car = (box: Box) => ({ box, className: 'car' });

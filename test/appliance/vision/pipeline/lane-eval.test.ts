@@ -7,10 +7,10 @@ import { createDetector } from '../../../../appliance/vision/detect/detector.ts'
 import { loadModel } from '../../../../appliance/vision/detect/model.ts';
 import { createLaneAnalytics, type LaneEvent } from '../../../../appliance/vision/drive-thru/lane.ts';
 import { createTracker, trackerOptionsFromSettings } from '../../../../appliance/vision/track/index.ts';
+import { evaluateMot } from '../../../../appliance/vision/track/mot-metrics.ts';
+import { type Box, type Detection, iou } from '../../../../appliance/vision/types.ts';
 import { writeLaneClip } from '../../../../scripts/vision/world/lane-clip.ts';
 import { DEFAULT_LANE_CONFIG } from '../../../../scripts/vision/world/simulator.ts';
-import { evaluateMot } from '../../../../shared/vision/mot-metrics.ts';
-import { type Box, type Detection, iou } from '../../../../shared/vision/types.ts';
 import { worldLane } from '../support/world-lane.ts';
 import { decodeFrames } from './decode.ts';
 

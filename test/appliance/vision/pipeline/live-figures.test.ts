@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLiveView, type Seen } from '../../../../appliance/vision/pipeline/live-view.ts';
 import { createCounterHistory, createRecentSamples } from '../../../../appliance/vision/pipeline/recent.ts';
-import type { Frame } from '../../../../shared/vision/types.ts';
+import type { Frame } from '../../../../appliance/vision/types.ts';
 
 const frame = (seq: number, data = Buffer.alloc(4 * 2 * 3, seq)): Frame => ({
   cameraId: 'cam',

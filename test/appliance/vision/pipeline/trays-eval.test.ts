@@ -3,11 +3,11 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createDetector } from '../../../../appliance/vision/detect/detector.ts';
 import { loadModel } from '../../../../appliance/vision/detect/model.ts';
-import { CAMERA_DEFAULTS } from '../../../../appliance/vision/settings/schemas.ts';
 import { verifyOrder } from '../../../../appliance/vision/verify/compare.ts';
 import { evaluateVerification, type VerificationCase } from '../../../../appliance/vision/verify/evaluate.ts';
 import { resolveMenuMapping } from '../../../../appliance/vision/verify/mapping.ts';
 import { generateTray, renderTray, TRAY_HEIGHT, TRAY_WIDTH } from '../../../../scripts/vision/world/trays.ts';
+import { CAMERA_DEFAULTS } from '../../../../shared/vision/settings.ts';
 
 const MODEL = join(import.meta.dirname, '../../../../models/food-items');
 /** Held-out seeds (training starts at 10000). */

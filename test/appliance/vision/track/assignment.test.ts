@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchWithinCost, solveAssignment } from '../../../../shared/vision/assignment.ts';
+import { matchWithinCost, solveAssignment } from '../../../../appliance/vision/track/assignment.ts';
 import { seededRandom } from './synthetic.ts';
 
 /** Every partial matching of a small matrix, scored as matchWithinCost scores it. */

@@ -5,7 +5,7 @@ import {
   predictBoxKalman,
   updateBoxKalman,
 } from '../../../../appliance/vision/track/kalman.ts';
-import type { Box } from '../../../../shared/vision/types.ts';
+import type { Box } from '../../../../appliance/vision/types.ts';
 import { boxAt, seededRandom } from './synthetic.ts';
 
 type Matrix = number[][];

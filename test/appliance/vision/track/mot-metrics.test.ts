@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateMot, type MotObject } from '../../../../shared/vision/mot-metrics.ts';
-import type { Box } from '../../../../shared/vision/types.ts';
+import { evaluateMot, type MotObject } from '../../../../appliance/vision/track/mot-metrics.ts';
+import type { Box } from '../../../../appliance/vision/types.ts';
 import { boxAt } from './synthetic.ts';
 
 const A: Box = boxAt(0, 0, 100, 100);

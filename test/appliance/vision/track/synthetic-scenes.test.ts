@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTracker, type TrackerOptions } from '../../../../appliance/vision/track/index.ts';
-import { evaluateMot, type MotSummary } from '../../../../shared/vision/mot-metrics.ts';
+import { evaluateMot, type MotSummary } from '../../../../appliance/vision/track/mot-metrics.ts';
 import { makeScene, type SceneOptions } from './synthetic.ts';
 
 function score(scene: Partial<SceneOptions>, options: Partial<TrackerOptions> = {}): MotSummary {

@@ -1,5 +1,5 @@
-import type { MotObject } from '../../../../shared/vision/mot-metrics.ts';
-import type { Box, Detection } from '../../../../shared/vision/types.ts';
+import type { MotObject } from '../../../../appliance/vision/track/mot-metrics.ts';
+import type { Box, Detection } from '../../../../appliance/vision/types.ts';
 
 /** mulberry32: a small seeded generator, so every synthetic scene is the same on every run. */
 export function seededRandom(seed: number): () => number {

@@ -4,7 +4,7 @@ import {
   type TrackerOptions,
   trackerOptionsFromSettings,
 } from '../../../../appliance/vision/track/index.ts';
-import type { Detection, TrackedObject } from '../../../../shared/vision/types.ts';
+import type { Detection, TrackedObject } from '../../../../appliance/vision/types.ts';
 import { boxAt, CAR, detection } from './synthetic.ts';
 
 const PERSON = 0;

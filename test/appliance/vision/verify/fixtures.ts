@@ -1,5 +1,5 @@
+import type { Box, Detection } from '../../../../appliance/vision/types.ts';
 import { TRAY_CLASSES } from '../../../../appliance/vision/verify/mapping.ts';
-import type { Box, Detection } from '../../../../shared/vision/types.ts';
 
 let column = 0;
 

@@ -5,6 +5,7 @@
  * the images, so the check is fast; the acceptance bars are the same the real model will be held to.
  */
 import { describe, expect, it } from 'vitest';
+import type { Box, Detection } from '../../../../appliance/vision/types.ts';
 import { verifyOrder } from '../../../../appliance/vision/verify/compare.ts';
 import { consensusDetections } from '../../../../appliance/vision/verify/consensus.ts';
 import { evaluateVerification, type VerificationCase } from '../../../../appliance/vision/verify/evaluate.ts';
@@ -12,7 +13,6 @@ import { resolveMenuMapping, TRAY_CLASSES } from '../../../../appliance/vision/v
 import { createRng } from '../../../../scripts/vision/world/rng.ts';
 import { TRAINING_SEED_FLOOR } from '../../../../scripts/vision/world/training.ts';
 import { generateTray, type TrayTruth } from '../../../../scripts/vision/world/trays.ts';
-import type { Box, Detection } from '../../../../shared/vision/types.ts';
 
 const SEEDS = Array.from({ length: 4000 }, (_, i) => 1 + i);
 const MIN_CONFIDENCE = 0.8;

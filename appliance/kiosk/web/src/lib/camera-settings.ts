@@ -1,6 +1,6 @@
 /**
  * A camera's settings form checked in the page with the server's limits
- * (appliance/vision/settings/schemas.ts CameraSettingsSchema; test/appliance/kiosk/web checks that both agree).
+ * (shared/vision/settings.ts CameraSettingsSchema; test/appliance/kiosk/web checks that both agree).
  * A blank field is left out, which the server takes as its default: a PUT replaces the section.
  */
 

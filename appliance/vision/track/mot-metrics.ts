@@ -24,8 +24,9 @@
  * the MOTChallenge evaluation treats distractors: the hypotheses matched to them at the threshold
  * (most pairs, least distance) are dropped from the frame before it is scored.
  */
+
+import { type Box, iou } from '../types.ts';
 import { matchWithinCost } from './assignment.ts';
-import { type Box, iou } from './types.ts';
 
 export interface MotObject {
   id: number;
