@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cron from 'node-cron';
+import { type Settings, settingsReader } from '../shared/config/settings.ts';
 import { DEFAULT_BATCH_SIZE, MAX_PUSH_CHANGES } from '../shared/sync/protocol.ts';
 import { DEFAULT_MAX_PACKET_BYTES } from './devices/index.ts';
 import { type ApplianceIdentity, readIdentity } from './identity/index.ts';
@@ -96,6 +97,283 @@ export class ApplianceConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+const read = settingsReader((message) => new ApplianceConfigError(message));
+
+const KIB = 1024;
+const FLEET_URL = 'an mqtt://, mqtts://, ws:// or wss:// URL';
+const file = (name: string, description: string, defaultText?: string) =>
+  ({ name, type: 'text', default: undefined, format: 'a PEM file', description, defaultText }) as const;
+
+/** Every variable the appliance reads: its loader's table and the configuration reference's. */
+export const APPLIANCE_SETTINGS = {
+  tenantId: {
+    name: 'TENANT_ID',
+    type: 'text',
+    default: undefined,
+    defaultText: 'required',
+    format: 'a UUID',
+    description: 'the cloud tenant whose store this appliance serves',
+  },
+  locationId: {
+    name: 'LOCATION_ID',
+    type: 'text',
+    default: undefined,
+    defaultText: 'required',
+    format: 'a UUID',
+    description: 'the cloud location (store) this appliance serves',
+  },
+  port: {
+    name: 'APPLIANCE_PORT',
+    type: 'integer',
+    default: 8090,
+    min: 0,
+    max: 65535,
+    description: 'local API port (`0`: any free port)',
+  },
+  host: {
+    name: 'APPLIANCE_HOST',
+    type: 'text',
+    default: '0.0.0.0',
+    format: 'an address',
+    description: "where the local API listens: the store's LAN reaches it (POS terminals, kitchen screens)",
+  },
+  dataDir: {
+    name: 'APPLIANCE_DATA_DIR',
+    type: 'text',
+    default: './data/appliance',
+    format: 'a folder',
+    description: "the store's SQLite replica (`appliance.sqlite`), its identity, models and snapshots",
+  },
+  storeName: {
+    name: 'APPLIANCE_STORE_NAME',
+    type: 'text',
+    default: 'Store',
+    format: 'text',
+    description: "the location's name, on first start",
+  },
+  timezone: {
+    name: 'APPLIANCE_TIMEZONE',
+    type: 'text',
+    default: 'UTC',
+    format: 'an IANA time zone',
+    description: "the location's time zone, on first start (business days follow it)",
+  },
+  cloudUrl: {
+    name: 'CLOUD_URL',
+    type: 'text',
+    default: undefined,
+    format: 'an http:// or https:// URL',
+    description: 'the cloud: its JWKS lets cloud-issued tokens in (cached for offline use); sync goes there',
+  },
+  enrollmentToken: {
+    name: 'APPLIANCE_ENROLLMENT_TOKEN',
+    type: 'text',
+    default: undefined,
+    format: 'the `det_…` token from registering the appliance',
+    secret: true,
+    description:
+      'with `CLOUD_URL`, traded once at start for the appliance\'s certificate and sync credential (register it with `POST /v1/mdm/devices`, `device_type: "appliance"`)',
+  },
+  credential: {
+    name: 'APPLIANCE_CLOUD_CREDENTIAL',
+    type: 'text',
+    default: undefined,
+    defaultText: "the enrolment's",
+    format: 'a `sak_…` credential',
+    secret: true,
+    description:
+      'the sync credential (from enrolment, or from `POST /v1/sync/appliances`); with `CLOUD_URL`, turns sync on',
+  },
+  batchSize: {
+    name: 'APPLIANCE_SYNC_BATCH_SIZE',
+    type: 'integer',
+    default: DEFAULT_BATCH_SIZE,
+    min: 1,
+    max: MAX_PUSH_CHANGES,
+    description: 'changes per sync push',
+  },
+  maxInFlight: {
+    name: 'APPLIANCE_SYNC_IN_FLIGHT',
+    type: 'integer',
+    default: 4,
+    min: 1,
+    max: 32,
+    description: 'sync push batches in flight at once',
+  },
+  schedule: {
+    name: 'APPLIANCE_SYNC_SCHEDULE',
+    type: 'text',
+    default: '* * * * *',
+    format: 'a cron expression',
+    description: 'the periodic sync round (pushes also follow every write within ~150 ms)',
+  },
+  mqttPrefix: {
+    name: 'APPLIANCE_MQTT_PREFIX',
+    type: 'text',
+    default: 'edge',
+    format: 'one topic level without / + # $',
+    description: 'first level of the device topics',
+  },
+  mqttPort: {
+    name: 'APPLIANCE_MQTT_PORT',
+    type: 'integer',
+    default: undefined,
+    min: 0,
+    max: 65535,
+    description: 'a plain TCP listener for development: no identity, no ACL (off when unset)',
+  },
+  mqttHost: {
+    name: 'APPLIANCE_MQTT_HOST',
+    type: 'text',
+    default: '127.0.0.1',
+    format: 'an IP address or localhost',
+    description:
+      'where the development listener binds; with no identity or ACL it stays on this machine unless named here (the TLS listener binds `APPLIANCE_HOST`)',
+  },
+  // From the registry's largest payload (16 KiB) to 16 MiB; the default is the broker's own.
+  maxPacketBytes: {
+    name: 'APPLIANCE_MQTT_MAX_PACKET_BYTES',
+    type: 'integer',
+    default: DEFAULT_MAX_PACKET_BYTES,
+    min: 16 * KIB,
+    max: 16 * KIB * KIB,
+    description:
+      'the largest MQTT packet a client may send, fixed header included; a larger one closes its connection on its header',
+  },
+  mqttTlsPort: {
+    name: 'APPLIANCE_MQTT_TLS_PORT',
+    type: 'integer',
+    default: 8883,
+    min: 0,
+    max: 65535,
+    description: "the devices' TLS listener (client certificates of the device CA)",
+  },
+  mqttTlsKey: file(
+    'APPLIANCE_MQTT_TLS_KEY',
+    "the store broker's TLS key; with `_CERT` and `_CA` (together), else the enrolled certificate's; the TLS listener is off with neither",
+    "the enrolment's",
+  ),
+  mqttTlsCert: file('APPLIANCE_MQTT_TLS_CERT', "the store broker's TLS certificate", "the enrolment's"),
+  mqttTlsCa: file('APPLIANCE_MQTT_TLS_CA', 'the device CA devices are checked against', "the enrolment's"),
+  mqttTlsCrl: file(
+    'APPLIANCE_MQTT_TLS_CRL',
+    "the device CA's CRL: certificates on it are refused at connect",
+  ),
+  telemetryRetentionDays: {
+    name: 'APPLIANCE_TELEMETRY_RETENTION_DAYS',
+    type: 'integer',
+    default: 7,
+    min: 1,
+    max: 365,
+    description:
+      'days every device telemetry sample is kept on the appliance; the cloud gets minute summaries',
+  },
+  commandTimeoutSeconds: {
+    name: 'APPLIANCE_DEVICE_COMMAND_TIMEOUT_SECONDS',
+    type: 'integer',
+    default: 30,
+    min: 1,
+    max: 3600,
+    description: "how long a command passed on to a store device (a restart) waits for the device's answer",
+  },
+  fleetUrl: {
+    name: 'APPLIANCE_FLEET_URL',
+    type: 'text',
+    default: undefined,
+    format: FLEET_URL,
+    description:
+      "the cloud's fleet broker (unset: no fleet link); needs a credential: the appliance signs in with the id in it (`sak_<id>.…`) as user name and the credential as password",
+  },
+  fleetPrefix: {
+    name: 'APPLIANCE_FLEET_PREFIX',
+    type: 'text',
+    default: 'edge',
+    format: 'letters, digits, _ or - (at most 64)',
+    description: "the fleet topics' prefix (the cloud's `CLOUD_FLEET_PREFIX`)",
+  },
+  fleetTlsKey: file(
+    'APPLIANCE_FLEET_TLS_KEY',
+    "the appliance's key for the fleet link; with `_CERT` and `_CA` (together)",
+    "the enrolment's, over `mqtts://` and `wss://`",
+  ),
+  fleetTlsCert: file(
+    'APPLIANCE_FLEET_TLS_CERT',
+    "the appliance's certificate for the fleet link",
+    "the enrolment's",
+  ),
+  fleetTlsCa: file('APPLIANCE_FLEET_TLS_CA', "the fleet broker's CA", "the enrolment's"),
+  updatePublicKey: file(
+    'APPLIANCE_UPDATE_PUBLIC_KEY',
+    "the cloud's Ed25519 update key; without it every over-the-air update is refused",
+  ),
+  vision: {
+    name: 'APPLIANCE_VISION',
+    type: 'enum',
+    values: ['on', 'off'],
+    default: 'on',
+    description: '`off` runs no camera pipeline (cameras can still be registered)',
+  },
+  ffmpegPath: {
+    name: 'FFMPEG_PATH',
+    type: 'text',
+    default: undefined,
+    defaultText: "`@ffmpeg-installer/ffmpeg`'s build",
+    format: 'a file',
+    description: 'the ffmpeg the cameras are decoded with',
+  },
+  modelsDir: {
+    name: 'APPLIANCE_MODELS_DIR',
+    type: 'text',
+    default: undefined,
+    defaultText: "the package's `models/`",
+    format: 'a folder',
+    description:
+      'the bundled detection models; versions from model sync go under `<APPLIANCE_DATA_DIR>/models/` and take precedence',
+  },
+  snapshotBudgetMb: {
+    name: 'APPLIANCE_SNAPSHOT_BUDGET_MB',
+    type: 'integer',
+    default: 2048,
+    min: 1,
+    max: 10_000_000,
+    description:
+      'disk (MB) for snapshots under `<APPLIANCE_DATA_DIR>/snapshots/` (oldest removed first; `video_retention_days` also applies)',
+  },
+  diningCapacity: {
+    name: 'APPLIANCE_DINING_CAPACITY',
+    type: 'integer',
+    default: 60,
+    min: 0,
+    max: 100_000,
+    description: "the dining room's seats, for occupancy",
+  },
+  menuMappingFile: {
+    name: 'APPLIANCE_MENU_MAPPING_FILE',
+    type: 'text',
+    default: undefined,
+    format: 'a JSON file `{ "<menu item>": "<model class>" | null }`',
+    description: "laid over the demo menu's item-to-class mapping for order verification",
+  },
+  kioskDir: {
+    name: 'APPLIANCE_KIOSK_DIR',
+    type: 'text',
+    default: undefined,
+    defaultText: '`appliance/kiosk/web/dist`',
+    format: 'a folder',
+    description:
+      'the built operator UI served at `/kiosk/` (503 `KIOSK_NOT_BUILT` with what to run when it is missing)',
+  },
+  logLevel: {
+    name: 'LOG_LEVEL',
+    type: 'enum',
+    values: LOG_LEVELS,
+    default: 'info',
+    description: 'the least severe level logged',
+  },
+} as const satisfies Settings;
+
+const S = APPLIANCE_SETTINGS;
+
 const present = (env: Env, name: string) =>
   env[name] === undefined || env[name] === '' ? undefined : env[name];
 
@@ -113,7 +391,7 @@ function requiredUuid(env: Env, name: string) {
 }
 
 function timeZone(env: Env) {
-  const zone = present(env, 'APPLIANCE_TIMEZONE') ?? 'UTC';
+  const zone = read(env, S.timezone);
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
   } catch {
@@ -122,19 +400,10 @@ function timeZone(env: Env) {
   return zone;
 }
 
-function wholeNumber(env: Env, name: string, fallback: number, min: number, max: number) {
-  const raw = present(env, name);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new ApplianceConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
-
 const CREDENTIAL = /^sak_[0-9a-f-]{36}\.[A-Za-z0-9_-]{20,}$/;
 
 function syncSettings(env: Env, identity: ApplianceIdentity | undefined): ApplianceConfig['sync'] {
-  const credential = present(env, 'APPLIANCE_CLOUD_CREDENTIAL');
+  const credential = read(env, S.credential);
   if (credential !== undefined && !CREDENTIAL.test(credential))
     throw new ApplianceConfigError(
       'APPLIANCE_CLOUD_CREDENTIAL must be the sak_… credential the cloud issued at provisioning',
@@ -142,18 +411,18 @@ function syncSettings(env: Env, identity: ApplianceIdentity | undefined): Applia
   const enrolled = identity?.syncCredential;
   if (credential === undefined && enrolled !== undefined && !CREDENTIAL.test(enrolled))
     throw new ApplianceConfigError(`${identity!.dir}/sync.credential is not a sak_… credential`);
-  const schedule = present(env, 'APPLIANCE_SYNC_SCHEDULE') ?? '* * * * *';
+  const schedule = read(env, S.schedule);
   if (!cron.validate(schedule))
     throw new ApplianceConfigError(`APPLIANCE_SYNC_SCHEDULE must be a cron expression, got "${schedule}"`);
   return {
     credential: credential ?? enrolled,
-    batchSize: wholeNumber(env, 'APPLIANCE_SYNC_BATCH_SIZE', DEFAULT_BATCH_SIZE, 1, MAX_PUSH_CHANGES),
-    maxInFlight: wholeNumber(env, 'APPLIANCE_SYNC_IN_FLIGHT', 4, 1, 32),
+    batchSize: read(env, S.batchSize),
+    maxInFlight: read(env, S.maxInFlight),
     schedule,
   };
 }
 
-const TLS_FILES = ['APPLIANCE_MQTT_TLS_KEY', 'APPLIANCE_MQTT_TLS_CERT', 'APPLIANCE_MQTT_TLS_CA'] as const;
+const TLS_FILES = [S.mqttTlsKey.name, S.mqttTlsCert.name, S.mqttTlsCa.name];
 
 function existingFile(env: Env, name: string) {
   const path = present(env, name);
@@ -167,7 +436,7 @@ function existingFile(env: Env, name: string) {
  * every topic, so it stays on this machine unless an address is named.
  */
 function devListenerHost(env: Env) {
-  const host = present(env, 'APPLIANCE_MQTT_HOST') ?? '127.0.0.1';
+  const host = read(env, S.mqttHost);
   if (isIP(host) === 0 && host !== 'localhost')
     throw new ApplianceConfigError(
       `APPLIANCE_MQTT_HOST must be an IP address (127.0.0.1, ::1, 0.0.0.0) or localhost, got "${host}"`,
@@ -175,10 +444,8 @@ function devListenerHost(env: Env) {
   return host;
 }
 
-const KIB = 1024;
-
 function mqttSettings(env: Env, identity: ApplianceIdentity | undefined): MqttSettings {
-  const prefix = present(env, 'APPLIANCE_MQTT_PREFIX') ?? 'edge';
+  const prefix = read(env, S.mqttPrefix);
   if (!/^[^/+#$\s]{1,64}$/.test(prefix))
     throw new ApplianceConfigError(
       `APPLIANCE_MQTT_PREFIX must be one topic level without / + # $, got "${prefix}"`,
@@ -191,23 +458,13 @@ function mqttSettings(env: Env, identity: ApplianceIdentity | undefined): MqttSe
     );
   return {
     prefix,
-    tcpPort:
-      present(env, 'APPLIANCE_MQTT_PORT') === undefined
-        ? undefined
-        : wholeNumber(env, 'APPLIANCE_MQTT_PORT', 0, 0, 65535),
+    tcpPort: read(env, S.mqttPort),
     tcpHost: devListenerHost(env),
-    // From the registry's largest payload (16 KiB) to 16 MiB; the default is the broker's own.
-    maxPacketBytes: wholeNumber(
-      env,
-      'APPLIANCE_MQTT_MAX_PACKET_BYTES',
-      DEFAULT_MAX_PACKET_BYTES,
-      16 * KIB,
-      16 * KIB * KIB,
-    ),
-    tlsPort: wholeNumber(env, 'APPLIANCE_MQTT_TLS_PORT', 8883, 0, 65535),
+    maxPacketBytes: read(env, S.maxPacketBytes),
+    tlsPort: read(env, S.mqttTlsPort),
     tls:
       keyFile && certFile && caFile
-        ? { keyFile, certFile, caFile, crlFile: existingFile(env, 'APPLIANCE_MQTT_TLS_CRL') }
+        ? { keyFile, certFile, caFile, crlFile: existingFile(env, S.mqttTlsCrl.name) }
         : identity && {
             keyFile: identity.keyFile,
             certFile: identity.certFile,
@@ -224,36 +481,30 @@ const BUNDLED_MODELS_DIR = fileURLToPath(new URL('../models', import.meta.url));
 const BUILT_KIOSK_DIR = fileURLToPath(new URL('../appliance/kiosk/web/dist', import.meta.url));
 
 function visionConfig(env: Env, dataDir: string): VisionConfig {
-  const switchedOff = present(env, 'APPLIANCE_VISION');
-  if (switchedOff !== undefined && switchedOff !== 'on' && switchedOff !== 'off')
-    throw new ApplianceConfigError(`APPLIANCE_VISION must be on or off, got "${switchedOff}"`);
-  const ffmpegPath = existingFile(env, 'FFMPEG_PATH');
-  const bundledModelsDir = present(env, 'APPLIANCE_MODELS_DIR') ?? BUNDLED_MODELS_DIR;
+  const vision = read(env, S.vision);
+  const ffmpegPath = existingFile(env, S.ffmpegPath.name);
+  const bundledModelsDir = read(env, S.modelsDir) ?? BUNDLED_MODELS_DIR;
   if (!existsSync(bundledModelsDir))
     throw new ApplianceConfigError(`APPLIANCE_MODELS_DIR: no such folder "${bundledModelsDir}"`);
   return {
-    enabled: switchedOff !== 'off',
+    enabled: vision !== 'off',
     ffmpegPath,
     bundledModelsDir,
     snapshotsDir: join(dataDir, 'snapshots'),
-    snapshotBudgetBytes: wholeNumber(env, 'APPLIANCE_SNAPSHOT_BUDGET_MB', 2048, 1, 10_000_000) * 1024 * 1024,
-    diningCapacity: wholeNumber(env, 'APPLIANCE_DINING_CAPACITY', 60, 0, 100_000),
-    menuMappingFile: existingFile(env, 'APPLIANCE_MENU_MAPPING_FILE'),
+    snapshotBudgetBytes: read(env, S.snapshotBudgetMb) * 1024 * 1024,
+    diningCapacity: read(env, S.diningCapacity),
+    menuMappingFile: existingFile(env, S.menuMappingFile.name),
   };
 }
 
 function devicesConfig(env: Env): DevicesConfig {
   return {
-    telemetryRetentionDays: wholeNumber(env, 'APPLIANCE_TELEMETRY_RETENTION_DAYS', 7, 1, 365),
-    commandTimeoutMs: wholeNumber(env, 'APPLIANCE_DEVICE_COMMAND_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
+    telemetryRetentionDays: read(env, S.telemetryRetentionDays),
+    commandTimeoutMs: read(env, S.commandTimeoutSeconds) * 1000,
   };
 }
 
-const FLEET_TLS_FILES = [
-  'APPLIANCE_FLEET_TLS_KEY',
-  'APPLIANCE_FLEET_TLS_CERT',
-  'APPLIANCE_FLEET_TLS_CA',
-] as const;
+const FLEET_TLS_FILES = [S.fleetTlsKey.name, S.fleetTlsCert.name, S.fleetTlsCa.name];
 
 function fleetTls(env: Env, url: string, identity: ApplianceIdentity | undefined): FleetSettings['tls'] {
   const [keyFile, certFile, caFile] = FLEET_TLS_FILES.map((name) => existingFile(env, name));
@@ -274,8 +525,8 @@ function fleetSettings(
   credential: string | undefined,
   identity: ApplianceIdentity | undefined,
 ): FleetSettings | undefined {
-  const updatePublicKeyFile = existingFile(env, 'APPLIANCE_UPDATE_PUBLIC_KEY');
-  const url = present(env, 'APPLIANCE_FLEET_URL');
+  const updatePublicKeyFile = existingFile(env, S.updatePublicKey.name);
+  const url = read(env, S.fleetUrl);
   if (url === undefined) return undefined;
   if (!/^(mqtts?|wss?):\/\/[^\s]+$/.test(url))
     throw new ApplianceConfigError(
@@ -285,7 +536,7 @@ function fleetSettings(
     throw new ApplianceConfigError(
       'APPLIANCE_FLEET_URL needs APPLIANCE_CLOUD_CREDENTIAL or an enrolment (APPLIANCE_ENROLLMENT_TOKEN): the appliance signs in to the fleet broker with its credential',
     );
-  const prefix = present(env, 'APPLIANCE_FLEET_PREFIX') ?? 'edge';
+  const prefix = read(env, S.fleetPrefix);
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(prefix))
     throw new ApplianceConfigError(
       `APPLIANCE_FLEET_PREFIX must be letters, digits, _ or - (at most 64), got "${prefix}"`,
@@ -297,25 +548,21 @@ function fleetSettings(
 
 /** Reads and checks the appliance's environment; a bad value stops start-up naming the variable. */
 export function loadApplianceConfig(env: Env): ApplianceConfig {
-  const rawPort = present(env, 'APPLIANCE_PORT') ?? '8090';
-  const port = Number(rawPort);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ApplianceConfigError(`APPLIANCE_PORT must be a whole number from 0 to 65535, got "${rawPort}"`);
-  }
+  const port = read(env, S.port);
   const cloudUrl = cloudUrlOf(env);
   const logLevel = logLevelOf(env);
-  const dataDir = present(env, 'APPLIANCE_DATA_DIR') ?? DEFAULT_DATA_DIR;
+  const dataDir = read(env, S.dataDir);
   const identity = readIdentity(dataDir);
   const sync = syncSettings(env, identity);
   return {
     port,
     // The store's LAN reaches the appliance: POS terminals and kitchen screens are other machines.
-    host: present(env, 'APPLIANCE_HOST') ?? '0.0.0.0',
+    host: read(env, S.host),
     dataDir,
-    tenantId: requiredUuid(env, 'TENANT_ID'),
-    locationId: requiredUuid(env, 'LOCATION_ID'),
+    tenantId: requiredUuid(env, S.tenantId.name),
+    locationId: requiredUuid(env, S.locationId.name),
     timezone: timeZone(env),
-    storeName: present(env, 'APPLIANCE_STORE_NAME') ?? 'Store',
+    storeName: read(env, S.storeName),
     cloudUrl,
     logLevel,
     mqtt: mqttSettings(env, identity),
@@ -324,24 +571,19 @@ export function loadApplianceConfig(env: Env): ApplianceConfig {
     fleet: fleetSettings(env, sync.credential, identity),
     identity,
     vision: visionConfig(env, dataDir),
-    kioskDir: present(env, 'APPLIANCE_KIOSK_DIR') ?? BUILT_KIOSK_DIR,
+    kioskDir: read(env, S.kioskDir) ?? BUILT_KIOSK_DIR,
   };
 }
 
-const DEFAULT_DATA_DIR = './data/appliance';
-
 function cloudUrlOf(env: Env) {
-  const cloudUrl = present(env, 'CLOUD_URL');
+  const cloudUrl = read(env, S.cloudUrl);
   if (cloudUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(cloudUrl))
     throw new ApplianceConfigError(`CLOUD_URL must be an http:// or https:// URL, got "${cloudUrl}"`);
   return cloudUrl;
 }
 
 function logLevelOf(env: Env) {
-  const logLevel = present(env, 'LOG_LEVEL') ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
-    throw new ApplianceConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
-  return logLevel as ApplianceConfig['logLevel'];
+  return read(env, S.logLevel);
 }
 
 /**
@@ -349,7 +591,7 @@ function logLevelOf(env: Env) {
  * enrolment leaves): the data dir, the cloud, and the one-time token registration gave.
  */
 export function loadEnrolmentSettings(env: Env) {
-  const token = present(env, 'APPLIANCE_ENROLLMENT_TOKEN');
+  const token = read(env, S.enrollmentToken);
   if (token !== undefined && !/^det_[A-Za-z0-9_-]{20,}$/.test(token))
     throw new ApplianceConfigError(
       'APPLIANCE_ENROLLMENT_TOKEN must be the det_… token the cloud gave when the appliance was registered',
@@ -358,7 +600,7 @@ export function loadEnrolmentSettings(env: Env) {
   if (token !== undefined && cloudUrl === undefined)
     throw new ApplianceConfigError('APPLIANCE_ENROLLMENT_TOKEN needs CLOUD_URL: the token is traded there');
   return {
-    dataDir: present(env, 'APPLIANCE_DATA_DIR') ?? DEFAULT_DATA_DIR,
+    dataDir: read(env, S.dataDir),
     cloudUrl,
     enrollmentToken: token,
     logLevel: logLevelOf(env),

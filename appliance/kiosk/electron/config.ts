@@ -7,12 +7,46 @@
  * LOG_LEVEL, and APPIMAGE (set by the AppImage when it runs from one).
  */
 
+import { type Settings, settingsReader } from '../../../shared/config/settings.ts';
+
 export class ShellConfigError extends Error {
   override name = 'ShellConfigError';
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type ShellLogLevel = (typeof LOG_LEVELS)[number];
+
+export const DEFAULT_PORT = 8090;
+
+/** The environment the shell reads (its command-line flags are in the header above). */
+export const SHELL_SETTINGS = {
+  port: {
+    name: 'APPLIANCE_PORT',
+    type: 'integer',
+    default: DEFAULT_PORT,
+    min: 1,
+    max: 65535,
+    description:
+      "the local API's port, where the operator UI is loaded from; `--port=<n>` and the runtime settings' `APPLIANCE_PORT` take precedence",
+  },
+  logLevel: {
+    name: 'LOG_LEVEL',
+    type: 'enum',
+    values: LOG_LEVELS,
+    default: 'info',
+    description: 'the least severe level the shell logs',
+  },
+  appImage: {
+    name: 'APPIMAGE',
+    type: 'text',
+    default: undefined,
+    format: 'a file',
+    description:
+      'set by the AppImage runtime to the file it mounted: the shell then starts the appliance runtime itself (unless `--no-runtime`)',
+  },
+} as const satisfies Settings;
+
+const read = settingsReader((message) => new ShellConfigError(message));
 
 export interface ShellConfig {
   production: boolean;
@@ -38,17 +72,16 @@ export interface ShellConfigInput {
   readRuntimeSettings(): Readonly<Record<string, string>> | undefined;
 }
 
-export const DEFAULT_PORT = 8090;
-
 function flagValue(argv: readonly string[], name: string): string | undefined {
   const prefix = `--${name}=`;
   return argv.find((arg) => arg.startsWith(prefix))?.slice(prefix.length);
 }
 
 function parsePort(raw: string, source: string): number {
+  const { min, max } = SHELL_SETTINGS.port;
   const port = /^\d{1,5}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(port >= 1 && port <= 65535))
-    throw new ShellConfigError(`${source} must be a port from 1 to 65535, got "${raw}"`);
+  if (!(port >= min && port <= max))
+    throw new ShellConfigError(`${source} must be a port from ${min} to ${max}, got "${raw}"`);
   return port;
 }
 
@@ -57,28 +90,20 @@ function portOf(input: ShellConfigInput, runtimeSettings: ShellConfig['runtimeSe
   if (fromFlag !== undefined) return parsePort(fromFlag, '--port');
   const fromSettings = runtimeSettings?.APPLIANCE_PORT;
   if (fromSettings) return parsePort(fromSettings, "the runtime settings' APPLIANCE_PORT");
-  const fromEnv = input.env.APPLIANCE_PORT;
-  if (fromEnv) return parsePort(fromEnv, 'APPLIANCE_PORT');
+  const fromEnv = input.env[SHELL_SETTINGS.port.name];
+  if (fromEnv) return parsePort(fromEnv, SHELL_SETTINGS.port.name);
   return DEFAULT_PORT;
-}
-
-function logLevelOf(env: ShellConfigInput['env']): ShellLogLevel {
-  const level = env.LOG_LEVEL || 'info';
-  const known = LOG_LEVELS.find((it) => it === level);
-  if (known === undefined)
-    throw new ShellConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
-  return known;
 }
 
 export function loadShellConfig(input: ShellConfigInput): ShellConfig {
   // The AppImage runtime sets APPIMAGE to the file it mounted.
-  const appImage = input.env.APPIMAGE || undefined;
+  const appImage = read(input.env, SHELL_SETTINGS.appImage);
   const spawnRuntime = appImage !== undefined && !input.argv.includes('--no-runtime');
   const runtimeSettings = spawnRuntime ? input.readRuntimeSettings() : undefined;
   const port = portOf(input, runtimeSettings);
   return {
     production: !input.argv.includes('--dev'),
-    logLevel: logLevelOf(input.env),
+    logLevel: read(input.env, SHELL_SETTINGS.logLevel),
     port,
     kioskUrl: `http://127.0.0.1:${port}/kiosk/`,
     appImage,
