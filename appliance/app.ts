@@ -15,9 +15,8 @@ import {
   createStaffAuth,
 } from './auth/index.ts';
 import type { ApplianceConfig } from './config.ts';
-import { createChangeLog } from './db/change-log.ts';
-import { createGroupCommit } from './db/group-commit.ts';
 import type { ApplianceDatabase } from './db/index.ts';
+import { createChangeLog, createGroupCommit } from './db/index.ts';
 import {
   type ApplianceBroker,
   createDeviceRegistry,
@@ -26,33 +25,27 @@ import {
   deviceRoutes,
   mqttWebSocketRoutes,
 } from './devices/index.ts';
-import { completeOrder } from './flows/complete-order.ts';
-import { sendOrder } from './flows/send-order.ts';
-import { createInventoryService } from './inventory/index.ts';
-import { inventoryRoutes } from './inventory/routes.ts';
-import { createSyncDrainWatch, kioskRoutes } from './kiosk/server/index.ts';
-import { createEventPoller } from './kitchen/feed.ts';
-import { createKitchenService, kitchenRoutes } from './kitchen/index.ts';
-import { locationRoutes } from './location/routes.ts';
-import { createLocationService } from './location/service.ts';
-import { menuRoutes } from './menu/routes.ts';
-import { createMenuService } from './menu/service.ts';
-import { orderRoutes } from './orders/routes.ts';
-import { createOrderService } from './orders/service.ts';
-import { createPaymentService } from './payments/index.ts';
-import { paymentRoutes } from './payments/routes.ts';
+import { completeOrder, sendOrder } from './flows/index.ts';
+import { createInventoryService, inventoryRoutes } from './inventory/index.ts';
+import { createSyncDrainWatch, kioskRoutes } from './kiosk/index.ts';
+import { createEventPoller, createKitchenService, kitchenRoutes } from './kitchen/index.ts';
+import { createLocationService, locationRoutes } from './location/index.ts';
+import { createMenuService, menuRoutes } from './menu/index.ts';
+import { createOrderService, orderRoutes } from './orders/index.ts';
+import { createPaymentService, paymentRoutes } from './payments/index.ts';
+import type { SyncWorker, SyncWorkerOptions } from './sync/index.ts';
 import { applianceSyncRoutes, createApplianceSync, createSyncStatus } from './sync/index.ts';
-import type { SyncWorker, SyncWorkerOptions } from './sync/worker.ts';
-import { createTimeClockService } from './timeclock/index.ts';
-import { timeClockRoutes } from './timeclock/routes.ts';
-import { createVisionRegistry, visionApiRoutes, visionRoutes } from './vision/registry/index.ts';
+import { createTimeClockService, timeClockRoutes } from './timeclock/index.ts';
 import {
   type ApplianceVision,
   createVisionHistory,
+  createVisionRegistry,
   createVisionRuntimeFor,
+  visionApiRoutes,
+  visionRoutes,
   visionRuntimeApiRoutes,
   visionRuntimeRoutes,
-} from './vision/runtime/index.ts';
+} from './vision/index.ts';
 
 export interface ApplianceDeps {
   db: ApplianceDatabase;

@@ -26,12 +26,14 @@ import {
 } from './devices/index.ts';
 import { type ApplianceFleet, type ApplianceFleetDeps, createApplianceFleet } from './fleet/index.ts';
 import {
+  CATCH_UP_WAIT_MS,
   createCertificateKeeper,
+  createRevocationList,
   enrolIfNeeded,
   RENEW_WITHIN_DAYS,
+  type RevocationList,
   scheduleRenewal,
 } from './identity/index.ts';
-import { CATCH_UP_WAIT_MS, createRevocationList, type RevocationList } from './identity/revocations.ts';
 
 /** A staff token (the appliance's own or the cloud's) admits a screen to the broker over WebSocket. */
 const staffTokens =

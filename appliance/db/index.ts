@@ -57,3 +57,5 @@ export function migrate(db: ApplianceDatabase, migrations: ApplianceMigration[])
     }
   }
 }
+export { type ChangeLog, createChangeLog } from './change-log.ts';
+export { createGroupCommit, type GroupCommit } from './group-commit.ts';

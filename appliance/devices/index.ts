@@ -18,5 +18,6 @@ export {
   type DeviceCommands,
   type DeviceRegistry,
   type DeviceRegistryOptions,
+  DeviceSettingsSchema,
   deviceRoutes,
 } from './registry/index.ts';

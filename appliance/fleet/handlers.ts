@@ -10,8 +10,8 @@ import {
   type FleetCommand,
   readRevokedCertificates,
 } from '../../shared/devices/fleet-protocol.ts';
-import { type DeviceCommands, type DeviceRegistry, DeviceSettingsSchema } from '../devices/registry/index.ts';
-import type { SyncRound } from '../sync/client.ts';
+import { type DeviceCommands, type DeviceRegistry, DeviceSettingsSchema } from '../devices/index.ts';
+import type { SyncRound } from '../sync/index.ts';
 import type { CommandContext, CommandHandler } from './link.ts';
 import type { FleetMaintenance } from './maintenance.ts';
 import { type PushedSettings, type SettingsStore, settingsProblem } from './settings.ts';

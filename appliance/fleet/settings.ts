@@ -6,7 +6,7 @@
  * typo in the cloud fails the command instead of being silently ignored.
  */
 import { Value } from '@sinclair/typebox/value';
-import { PushedSettingsSchema } from '../vision/settings/index.ts';
+import { PushedSettingsSchema } from '../vision/index.ts';
 
 export {
   CameraSettingsSchema,
@@ -16,7 +16,7 @@ export {
   type PushedSettings,
   PushedSettingsSchema,
   type SettingsStore,
-} from '../vision/settings/index.ts';
+} from '../vision/index.ts';
 
 /** Why a payload is not settings (the first problem, as the cloud's command result), or undefined. */
 export function settingsProblem(payload: unknown): string | undefined {

@@ -1,6 +1,6 @@
 import type { ApplianceDatabase } from '../db/index.ts';
 import type { InventoryService } from '../inventory/index.ts';
-import type { OrderService } from '../orders/service.ts';
+import type { OrderService } from '../orders/index.ts';
 
 export interface CompleteOrderDeps {
   db: ApplianceDatabase;

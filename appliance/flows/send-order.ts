@@ -1,6 +1,6 @@
 import type { ApplianceDatabase } from '../db/index.ts';
 import type { KitchenService } from '../kitchen/index.ts';
-import type { OrderService } from '../orders/service.ts';
+import type { OrderService } from '../orders/index.ts';
 
 export interface SendOrderDeps {
   db: ApplianceDatabase;

@@ -79,3 +79,4 @@ export async function enrolIfNeeded(request: EnrolmentRequest): Promise<'present
     return 'none';
   }
 }
+export { CATCH_UP_WAIT_MS, createRevocationList, type RevocationList } from './revocations.ts';

@@ -1,7 +1,6 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
-import type { ChangeLog } from '../db/change-log.ts';
-import type { ApplianceDatabase } from '../db/index.ts';
+import type { ApplianceDatabase, ChangeLog } from '../db/index.ts';
 import * as errors from './errors.ts';
 import { createInventoryStore, type InventoryItemRow, type MovementRow } from './store.ts';
 

@@ -35,3 +35,4 @@ export async function kitchenRoutes(app: FastifyInstance, opts: KitchenRoutesOpt
   await app.register(kitchenRestRoutes, { kitchen: opts.kitchen });
   await app.register(kitchenFeedRoutes, { db: opts.db, pollIntervalMs: opts.pollIntervalMs });
 }
+export { tokenFromQuery } from './feed.ts';

@@ -15,6 +15,7 @@ export {
   type Weekday,
   type WeeklyHours,
 } from './calendar.ts';
+export { locationRoutes } from './routes.ts';
 export {
   createLocationService,
   LOCATION_LIMITS,

@@ -1,7 +1,6 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { ErrorDetail } from '../../shared/http/errors.ts';
-import type { ChangeLog } from '../db/change-log.ts';
-import type { ApplianceDatabase } from '../db/index.ts';
+import type { ApplianceDatabase, ChangeLog } from '../db/index.ts';
 import {
   businessDayBounds,
   businessDayOf,

@@ -4,6 +4,7 @@
  * emit the catalog's menu events there. The orders module prices lines through `itemsForOrder`.
  */
 
+export { menuRoutes } from './routes.ts';
 export type { CategoryPatch, ItemPatch, NewCategory, NewItem } from './service.ts';
 export { createMenuService, MENU_LIMITS, type MenuDeps, type MenuService } from './service.ts';
 export type { MenuCategory, MenuItem, OrderableItem } from './store.ts';

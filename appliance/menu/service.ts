@@ -2,8 +2,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { toDecimal } from '../../shared/events.ts';
 import type { ErrorDetail } from '../../shared/http/errors.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
-import type { ChangeLog } from '../db/change-log.ts';
-import type { ApplianceDatabase } from '../db/index.ts';
+import type { ApplianceDatabase, ChangeLog } from '../db/index.ts';
 import * as errors from './errors.ts';
 import { createMenuStore, type MenuCategory, type MenuItem, type OrderableItem } from './store.ts';
 

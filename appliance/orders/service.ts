@@ -1,9 +1,7 @@
 import type { Clock } from '../../shared/clock.ts';
 import { toDecimal } from '../../shared/events.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
-import type { ChangeLog } from '../db/change-log.ts';
-import type { GroupCommit } from '../db/group-commit.ts';
-import type { ApplianceDatabase } from '../db/index.ts';
+import type { ApplianceDatabase, ChangeLog, GroupCommit } from '../db/index.ts';
 import * as errors from './errors.ts';
 import { type OrderListQuery, orderPage } from './listing.ts';
 import {

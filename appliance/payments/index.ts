@@ -3,6 +3,7 @@
  * that money makes. Owns the payments table; reads orders only through the orders service.
  */
 
+export { paymentRoutes } from './routes.ts';
 export type { SalesCalendar, SalesToday } from './sales.ts';
 export {
   createPaymentService,

@@ -1,8 +1,7 @@
 import type { Clock } from '../../shared/clock.ts';
 import { toDecimal } from '../../shared/events.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
-import type { ChangeLog } from '../db/change-log.ts';
-import type { ApplianceDatabase } from '../db/index.ts';
+import type { ApplianceDatabase, ChangeLog } from '../db/index.ts';
 import { shiftBusinessDay } from '../location/index.ts';
 import * as errors from './errors.ts';
 import { type Sale, type SalesCalendar, summarizeSales } from './sales.ts';

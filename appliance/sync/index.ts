@@ -5,8 +5,7 @@ import { Histogram, type Registry } from 'prom-client';
 import type { Clock } from '../../shared/clock.ts';
 import { Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
 import type { ApplianceConfig } from '../config.ts';
-import type { ChangeLog } from '../db/change-log.ts';
-import type { ApplianceDatabase } from '../db/index.ts';
+import type { ApplianceDatabase, ChangeLog } from '../db/index.ts';
 import { createSyncClient } from './client.ts';
 import { createReplica } from './replica.ts';
 import { createSyncWorker, type SyncLogger, type SyncWorker, type SyncWorkerOptions } from './worker.ts';
@@ -142,3 +141,5 @@ export async function applianceSyncRoutes(
     },
   );
 }
+export type { SyncRound } from './client.ts';
+export type { SyncWorker, SyncWorkerOptions } from './worker.ts';

@@ -5,6 +5,7 @@
  */
 
 export type { DaySources } from './day.ts';
+export { timeClockRoutes } from './routes.ts';
 export {
   createTimeClockService,
   type Punch,

@@ -11,8 +11,7 @@ import {
   writeFields,
 } from '../../shared/sync/merge-doc.ts';
 import { SYNC_TABLES } from '../../shared/sync/registry.ts';
-import type { ChangeLog } from '../db/change-log.ts';
-import type { ApplianceDatabase } from '../db/index.ts';
+import type { ApplianceDatabase, ChangeLog } from '../db/index.ts';
 import { type DaySources, staffDay } from './day.ts';
 
 export type PunchKind = 'clock_in' | 'clock_out' | 'break_start' | 'break_end';

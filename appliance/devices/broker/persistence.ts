@@ -12,7 +12,7 @@
  * clean session) is answered at once rather than by a read in the commit queue.
  */
 import { Readable } from 'node:stream';
-import { createGroupCommit } from '../../db/group-commit.ts';
+import { createGroupCommit } from '../../db/index.ts';
 import {
   type BrokerDb,
   brokerStatements,

@@ -9,7 +9,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Clock } from '../../../shared/clock.ts';
 import type { IdGenerator } from '../../../shared/ids.ts';
-import type { ChangeLog } from '../../db/change-log.ts';
+import type { ChangeLog } from '../../db/index.ts';
 import type { AlertRow, DeviceRow, DeviceStore, TemperatureState } from './store.ts';
 
 export const DeviceSettingsSchema = Type.Object(

@@ -14,8 +14,7 @@ import {
   type TelemetryPeriod,
 } from '../../../shared/devices/telemetry.ts';
 import type { IdGenerator } from '../../../shared/ids.ts';
-import type { ChangeLog } from '../../db/change-log.ts';
-import type { ApplianceDatabase } from '../../db/index.ts';
+import type { ApplianceDatabase, ChangeLog } from '../../db/index.ts';
 import type { DeviceStore, SampleRow } from './store.ts';
 
 export { TELEMETRY_PERIODS, type TelemetryPeriod } from '../../../shared/devices/telemetry.ts';

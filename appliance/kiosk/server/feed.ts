@@ -4,9 +4,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { Counter } from '../../../shared/http/numbers.ts';
-import type { StaffAuth } from '../../auth/service.ts';
-import type { EventPoller } from '../../kitchen/feed.ts';
-import { tokenFromQuery } from '../../kitchen/feed.ts';
+import type { StaffAuth } from '../../auth/index.ts';
+import type { EventPoller } from '../../kitchen/index.ts';
+import { tokenFromQuery } from '../../kitchen/index.ts';
 import type { createTopicWatcher } from './topics.ts';
 
 /** The close code a screen takes as "sign in again" (4000 + the HTTP status it stands for). */

@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ActionBoard } from '../../actions/index.ts';
-import type { StaffAuth } from '../../auth/service.ts';
-import type { EventPoller } from '../../kitchen/feed.ts';
+import type { StaffAuth } from '../../auth/index.ts';
+import type { EventPoller } from '../../kitchen/index.ts';
 import type { SyncStatus } from '../../sync/index.ts';
 import { kioskFeedRoutes } from './feed.ts';
 import { kioskStaticRoutes } from './static.ts';

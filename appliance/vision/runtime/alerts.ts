@@ -5,8 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../../shared/clock.ts';
-import type { ChangeLog } from '../../db/change-log.ts';
-import type { ApplianceDatabase } from '../../db/index.ts';
+import type { ApplianceDatabase, ChangeLog } from '../../db/index.ts';
 import { type AlertMetric, type AlertSeverity, severityOf, type Threshold } from './minutes.ts';
 
 export interface AlertState {

@@ -4,8 +4,7 @@
  * describe a state (a camera, a lane, occupancy) are replaced in place with their version bumped;
  * the others are written once.
  */
-import type { ChangeLog } from '../../db/change-log.ts';
-import type { ApplianceDatabase } from '../../db/index.ts';
+import type { ApplianceDatabase, ChangeLog } from '../../db/index.ts';
 import type { ItemCount } from '../verify/index.ts';
 
 export interface CameraStateRow {

@@ -7,8 +7,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../../shared/clock.ts';
 import type { IdGenerator } from '../../../shared/ids.ts';
-import type { ChangeLog } from '../../db/change-log.ts';
-import type { ApplianceDatabase } from '../../db/index.ts';
+import type { ApplianceDatabase, ChangeLog } from '../../db/index.ts';
 import type { CameraPipeline } from '../pipeline/camera.ts';
 import type { SnapshotKind } from '../record/index.ts';
 import type { Detection } from '../types.ts';

@@ -5,6 +5,7 @@ import { IdleGuard } from './components/idle-guard.tsx';
 import { NavRail, screensFor } from './components/nav.tsx';
 import { connectFeed } from './feed.ts';
 import { useNow } from './hooks.ts';
+import { formatTimeOfDay } from './lib/zone.ts';
 import { followAlarm, onVerificationEvent } from './mismatches.ts';
 import { CamerasScreen } from './screens/cameras/cameras.tsx';
 import { DevicesScreen } from './screens/devices/devices.tsx';
@@ -44,8 +45,19 @@ function onEvent(event: StoreEvent) {
   publishEvent(event);
 }
 
-function TopBar(props: { session: Session }) {
+/** The store's time, once its zone is known (never the machine's, which may be set to UTC). */
+function Clock() {
   const now = useNow(10_000);
+  const timeZone = useStore((s) => s.timeZone);
+  if (!timeZone) return <span class="clock" />;
+  return (
+    <time class="clock" data-testid="clock" data-time-zone={timeZone} dateTime={new Date(now).toISOString()}>
+      {formatTimeOfDay(now, { timeZone })}
+    </time>
+  );
+}
+
+function TopBar(props: { session: Session }) {
   return (
     <header class="top-bar">
       <div class="who">
@@ -57,9 +69,7 @@ function TopBar(props: { session: Session }) {
           <span class="muted"> · {props.session.manager ? 'Manager' : 'Staff'}</span>
         </span>
       </div>
-      <time class="clock">
-        {new Date(now).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}
-      </time>
+      <Clock />
       <button
         type="button"
         class="btn"

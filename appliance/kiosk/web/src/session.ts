@@ -46,10 +46,20 @@ export async function logout(token: string) {
     .catch(() => undefined);
 }
 
+/** The store's time zone, read once with a staff member's token: the kiosk's clock is the store's. */
+export async function learnTimeZone(token: string) {
+  if (store.get().timeZone) return;
+  const location = await createApi({ token: () => token })
+    .get<{ timezone: string }>('/v1/commerce/location')
+    .catch(() => undefined);
+  if (location) store.set({ timeZone: location.timezone });
+}
+
 export function startSession(session: Session) {
   sessionStorage.setItem(KEY, JSON.stringify(session));
   performance.mark('kiosk:signed-in');
   store.set({ session });
+  void learnTimeZone(session.token);
 }
 
 /** Back to the sign-in screen; the server's session is ended too unless it already has. */
@@ -79,6 +89,7 @@ export async function restoreSession(): Promise<void> {
     store.set({
       session: { ...saved, displayName: me.display_name, roles: me.roles, manager: isManager(me.roles) },
     });
+    void learnTimeZone(saved.token);
   } catch {
     sessionStorage.removeItem(KEY);
   }

@@ -39,6 +39,8 @@ export interface AppState {
   verifications: readonly VerificationPayload[];
   /** Order numbers by id, for banners that only have an order's id. */
   orderNumbers: Readonly<Record<string, string>>;
+  /** The store's IANA time zone, once read: the kiosk shows times on the store's clock. */
+  timeZone: string | undefined;
 }
 
 export const emptyTopics: Topics = {
@@ -91,6 +93,7 @@ export const store = createStore<AppState>({
   mismatches: [],
   verifications: [],
   orderNumbers: {},
+  timeZone: undefined,
 });
 
 /** Remembers the numbers of orders seen (an order event or a list), for naming them by number. */

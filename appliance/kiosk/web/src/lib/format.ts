@@ -1,4 +1,5 @@
 /** How the kiosk writes times, ages and money. Pure: the caller passes "now". */
+import { formatTimeOfDay } from './zone.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -64,12 +65,15 @@ export function formatChange(pct: number | null | undefined): string {
   return `${rounded > 0 ? '+' : '-'}${Math.abs(rounded)}%`;
 }
 
-/** A clock time in the kiosk's locale: `14:05`. */
-export function formatClock(iso: string | null | undefined, locale?: string): string {
+/** A clock time in the kiosk's locale, on the store's clock when its zone is given: `14:05`. */
+export function formatClock(
+  iso: string | null | undefined,
+  options: { timeZone?: string | undefined; locale?: string | undefined } = {},
+): string {
   if (!iso) return '—';
-  const at = new Date(iso);
-  if (Number.isNaN(at.getTime())) return '—';
-  return at.toLocaleTimeString(locale, { hour: '2-digit', minute: '2-digit' });
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return '—';
+  return formatTimeOfDay(at, options);
 }
 
 export type AgeLevel = 'ok' | 'warn' | 'late';

@@ -1,4 +1,5 @@
 /** The time clock's rules as the kiosk shows them. */
+import { instantOf, wallTime } from './zone.ts';
 
 export type ShiftState = 'off' | 'working' | 'on_break';
 export type PunchKind = 'clock_in' | 'clock_out' | 'break_start' | 'break_end';
@@ -25,23 +26,23 @@ export const SHIFT_LABELS: Record<ShiftState, string> = {
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** A punch's local time as `HH:MM`, for the correction dialog's time field. */
-export function localTime(iso: string): string {
-  const at = new Date(iso);
-  return `${pad(at.getHours())}:${pad(at.getMinutes())}`;
+/** A punch's time on the store's clock as `HH:MM`, for the correction dialog's time field. */
+export function localTime(iso: string, timeZone?: string): string {
+  const at = wallTime(Date.parse(iso), timeZone);
+  return `${pad(at.hour)}:${pad(at.minute)}`;
 }
 
 /**
- * A corrected punch time: the punch's own local day at `hhmm`. A correction moves a punch within
- * its day; a shift past midnight is corrected on the punch that belongs to the other day.
+ * A corrected punch time: the punch's own day in the store at `hhmm`. A correction moves a punch
+ * within its day; a shift past midnight is corrected on the punch that belongs to the other day.
  */
-export function correctedAt(originalIso: string, hhmm: string): string | undefined {
+export function correctedAt(originalIso: string, hhmm: string, timeZone?: string): string | undefined {
   const match = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(hhmm);
-  const original = new Date(originalIso);
-  if (!match || Number.isNaN(original.getTime())) return undefined;
-  const at = new Date(original);
-  at.setHours(Number(match[1]), Number(match[2]), 0, 0);
-  return at.toISOString();
+  const original = Date.parse(originalIso);
+  if (!match || Number.isNaN(original)) return undefined;
+  const day = wallTime(original, timeZone);
+  const at = instantOf({ ...day, hour: Number(match[1]), minute: Number(match[2]), second: 0 }, timeZone);
+  return new Date(at).toISOString();
 }
 
 /** Worked time as `7 h 05 min`. */

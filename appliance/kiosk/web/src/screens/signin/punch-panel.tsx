@@ -6,8 +6,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { createApi } from '../../api.ts';
 import { formatClock } from '../../lib/format.ts';
 import { PUNCH_LABELS, type PunchKind, punchesFor, SHIFT_LABELS } from '../../lib/timeclock.ts';
-import { logout } from '../../session.ts';
-import type { Session } from '../../store.ts';
+import { learnTimeZone, logout } from '../../session.ts';
+import { type Session, store } from '../../store.ts';
 import type { Punch, Shift } from '../../types.ts';
 
 const GIVE_UP_MS = 30_000;
@@ -29,6 +29,7 @@ export function PunchPanel(props: { session: Session; onDone: (message: string) 
       .get<Shift>('/v1/commerce/timeclock/me')
       .then(setShift)
       .catch((e: Error) => setError(e.message));
+    void learnTimeZone(session.token);
     const giveUp = setTimeout(() => finish(''), GIVE_UP_MS);
     return () => clearTimeout(giveUp);
   }, [session.token]);
@@ -37,7 +38,9 @@ export function PunchPanel(props: { session: Session; onDone: (message: string) 
     setBusy(true);
     try {
       const made = await api.post<Punch>('/v1/commerce/timeclock/punches', { kind });
-      finish(`${session.displayName}: ${PUNCH_LABELS[kind]} at ${formatClock(made.at)}`);
+      finish(
+        `${session.displayName}: ${PUNCH_LABELS[kind]} at ${formatClock(made.at, { timeZone: store.get().timeZone })}`,
+      );
     } catch (e) {
       setError((e as Error).message);
       setBusy(false);

@@ -1,19 +1,22 @@
 import { useMemo } from 'preact/hooks';
 import { AXIS, Chart } from '../../components/chart.tsx';
 import { formatChange, formatMinor } from '../../lib/format.ts';
+import { wallTime } from '../../lib/zone.ts';
+import { useStore } from '../../store.ts';
 import type { SalesToday } from '../../types.ts';
 
 function HourlyChart(props: { sales: SalesToday }) {
+  const timeZone = useStore((s) => s.timeZone);
   const data = useMemo(() => {
     const hours = props.sales.by_hour;
-    // Today's line stops at the hour it is now rather than dropping to zero for hours to come.
-    const current = new Date().getHours();
+    // Today's line stops at the hour it is now in the store rather than dropping to zero for hours to come.
+    const current = wallTime(Date.now(), timeZone).hour;
     return [
       hours.map((h) => h.hour),
       hours.map((h) => (h.hour > current ? null : h.today_minor / 100)),
       hours.map((h) => h.last_week_minor / 100),
     ] as [number[], Array<number | null>, number[]];
-  }, [props.sales]);
+  }, [props.sales, timeZone]);
   if (props.sales.by_hour.length === 0) return null;
   return (
     <>

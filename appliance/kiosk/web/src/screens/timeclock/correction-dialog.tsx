@@ -4,19 +4,21 @@ import { Dialog } from '../../components/dialog.tsx';
 import { formatClock } from '../../lib/format.ts';
 import { correctedAt, localTime, PUNCH_LABELS } from '../../lib/timeclock.ts';
 import { api } from '../../session.ts';
+import { useStore } from '../../store.ts';
 import type { Punch } from '../../types.ts';
 
 /** A manager moves a punch to another time of its day, saying why. */
 export function CorrectionDialog(props: { punch: Punch; name: string; onClose: (changed: boolean) => void }) {
   const { punch } = props;
-  const [time, setTime] = useState(localTime(punch.at));
+  const timeZone = useStore((s) => s.timeZone);
+  const [time, setTime] = useState(localTime(punch.at, timeZone));
   const [reason, setReason] = useState('');
   const [errors, setErrors] = useState<{ time?: string; reason?: string; form?: string }>({});
   const [busy, setBusy] = useState(false);
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const at = correctedAt(punch.at, time);
+    const at = correctedAt(punch.at, time, timeZone);
     const problems = {
       time: at ? undefined : 'Enter a time like 09:30',
       reason: reason.trim()
@@ -42,7 +44,7 @@ export function CorrectionDialog(props: { punch: Punch; name: string; onClose: (
       onClose={() => props.onClose(false)}
     >
       <form class="correction" onSubmit={submit} noValidate data-testid="correction-form">
-        <p class="muted">Recorded at {formatClock(punch.at)}</p>
+        <p class="muted">Recorded at {formatClock(punch.at, { timeZone })}</p>
         <div class={`field ${errors.time ? 'invalid' : ''}`}>
           <label for="correct-time">New time</label>
           <input

@@ -7,19 +7,20 @@ import { useLoad } from '../../hooks.ts';
 import { formatClock } from '../../lib/format.ts';
 import { formatWorked, PUNCH_LABELS, type PunchKind, punchesFor, SHIFT_LABELS } from '../../lib/timeclock.ts';
 import { api } from '../../session.ts';
-import type { Session } from '../../store.ts';
+import { type Session, useStore } from '../../store.ts';
 import type { DayPunches, Punch, Shift } from '../../types.ts';
 import { CorrectionDialog } from './correction-dialog.tsx';
 import './timeclock.css';
 
 function PunchList(props: { punches: Punch[]; onCorrect?: (punch: Punch) => void }) {
+  const timeZone = useStore((s) => s.timeZone);
   if (props.punches.length === 0) return <p class="muted">No punches.</p>;
   return (
     <ul class="punches">
       {props.punches.map((punch) => (
         <li key={punch.id} class="punch" data-testid="punch">
           <span class="punch-kind">{PUNCH_LABELS[punch.kind]}</span>
-          <span class="punch-time">{formatClock(punch.at)}</span>
+          <span class="punch-time">{formatClock(punch.at, { timeZone })}</span>
           {punch.corrected_by && (
             <span class="muted" title={punch.reason ?? ''}>
               corrected
@@ -31,7 +32,7 @@ function PunchList(props: { punches: Punch[]; onCorrect?: (punch: Punch) => void
               class="btn"
               data-testid="punch-correct"
               onClick={() => props.onCorrect?.(punch)}
-              aria-label={`Correct ${PUNCH_LABELS[punch.kind]} at ${formatClock(punch.at)}`}
+              aria-label={`Correct ${PUNCH_LABELS[punch.kind]} at ${formatClock(punch.at, { timeZone })}`}
             >
               Correct
             </button>

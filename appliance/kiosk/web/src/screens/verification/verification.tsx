@@ -79,6 +79,7 @@ export function VerificationScreen() {
   const recent = useLoad(loadRecent);
   const live = useStore((s) => s.verifications);
   const numbers = useStore((s) => s.orderNumbers);
+  const timeZone = useStore((s) => s.timeZone);
   const rows = useMemo(() => {
     const byId = new Map<string, Row>();
     for (const row of [...live.map(toRow), ...(recent.data ?? [])])
@@ -100,7 +101,7 @@ export function VerificationScreen() {
               <span class={`badge ${row.verified ? 'ok' : 'bad'}`}>
                 {row.verified ? 'Verified' : 'Mismatch'}
               </span>
-              <span class="muted">{formatClock(row.at)}</span>
+              <span class="muted">{formatClock(row.at, { timeZone })}</span>
             </div>
             {row.missing.length > 0 && <p class="check-line">Missing: {describeItems(row.missing)}</p>}
             {row.extra.length > 0 && <p class="check-line">Extra: {describeItems(row.extra)}</p>}
