@@ -9,10 +9,14 @@ import { CHAT_WS_PATH, chatRoutes } from './chat/index.ts';
 import { cockpitRoutes, FEED_PATH } from './cockpit/index.ts';
 import type { CloudConfig } from './config.ts';
 import { iotRoutes, mdmRoutes } from './devices/index.ts';
-import { authPlugin } from './gateway/auth.ts';
-import { createMemoryRateLimiter, createRedisRateLimiter, TIER_LIMITS } from './gateway/rate-limit.ts';
-import { rateLimitPlugin } from './gateway/rate-limit-plugin.ts';
-import { refuseUnclaimedUpgrades } from './gateway/upgrades.ts';
+import {
+  authPlugin,
+  createMemoryRateLimiter,
+  createRedisRateLimiter,
+  rateLimitPlugin,
+  refuseUnclaimedUpgrades,
+  TIER_LIMITS,
+} from './gateway/index.ts';
 import { identityRoutes, wellKnownRoutes } from './identity/index.ts';
 import { incidentApiRoutes, incidentRoutes } from './incidents/index.ts';
 import { notifyRoutes } from './notify/index.ts';
@@ -21,11 +25,10 @@ import { pnlRoutes } from './pnl/index.ts';
 import { remediationRoutes } from './remediation/index.ts';
 import { type CloudDeps, type CloudServices, createCloudServices } from './services.ts';
 import { ssoRoutes } from './sso/index.ts';
-import { syncRoutes } from './sync/routes.ts';
+import { syncRoutes } from './sync/index.ts';
+import type { Tier } from './tenancy/index.ts';
 import { platformRoutes } from './tenancy/index.ts';
-import type { Tier } from './tenancy/tables.ts';
-import { visionApiRoutes, visionRoutes } from './vision/index.ts';
-import { visionModelRoutes } from './vision/models/index.ts';
+import { visionApiRoutes, visionModelRoutes, visionRoutes } from './vision/index.ts';
 import { webhookAdminPlugin, webhookSubscriptionPlugin } from './webhooks/index.ts';
 
 export interface AppDeps extends CloudDeps {

@@ -5,10 +5,10 @@ import {
   settingNames,
   type TextSetting,
 } from '../shared/config/settings.ts';
-import { AIOPS_SETTINGS, type AiopsConfig, loadAiopsConfig } from './aiops/config.ts';
-import { ALERTING_SETTINGS, type AlertingConfig, loadAlertingConfig } from './alerting/config.ts';
-import { CHAT_SETTINGS, type ChatConfig, loadChatConfig } from './chat/config.ts';
-import { COCKPIT_SETTINGS, type CockpitConfig, loadCockpitConfig } from './cockpit/config.ts';
+import { AIOPS_SETTINGS, type AiopsConfig, loadAiopsConfig } from './aiops/index.ts';
+import { ALERTING_SETTINGS, type AlertingConfig, loadAlertingConfig } from './alerting/index.ts';
+import { CHAT_SETTINGS, type ChatConfig, loadChatConfig } from './chat/index.ts';
+import { COCKPIT_SETTINGS, type CockpitConfig, loadCockpitConfig } from './cockpit/index.ts';
 import { type Env, read } from './config-env.ts';
 import { ConfigError } from './config-error.ts';
 import { isPostgresUrl } from './db/index.ts';
@@ -18,12 +18,12 @@ import {
   INCIDENT_FLOW_SETTINGS,
   type IncidentFlowConfig,
   loadIncidentFlowConfig,
-} from './incidents/config.ts';
-import { loadNotifyConfig, NOTIFY_SETTINGS, type NotifyConfig } from './notify/config.ts';
-import { loadSsoConfig, SSO_SETTINGS, type SsoConfig } from './sso/config.ts';
-import { TIERS, type Tier } from './tenancy/tables.ts';
-import { DEFAULT_VISION_MODEL_OPTIONS, type VisionModelOptions } from './vision/models/index.ts';
-import { DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from './webhooks/service.ts';
+} from './incidents/index.ts';
+import { loadNotifyConfig, NOTIFY_SETTINGS, type NotifyConfig } from './notify/index.ts';
+import { loadSsoConfig, SSO_SETTINGS, type SsoConfig } from './sso/index.ts';
+import { TIERS, type Tier } from './tenancy/index.ts';
+import { DEFAULT_VISION_MODEL_OPTIONS, type VisionModelOptions } from './vision/index.ts';
+import { DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from './webhooks/index.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

@@ -15,13 +15,19 @@ import type { CloudConfig } from './config.ts';
 import type { Store } from './db/index.ts';
 import { createDeviceService } from './devices/index.ts';
 import { createEventLog } from './events/index.ts';
-import { linkAiopsMetrics } from './flows/aiops-metrics.ts';
-import { linkAlertIncidents, tenantUserOf } from './flows/alert-incident.ts';
-import { linkEdgeAlerts } from './flows/edge-alerts.ts';
-import { locationEvents } from './flows/location-events.ts';
-import { linkPnl, pnlStaffExists, pnlStructure } from './flows/pnl-sync.ts';
-import { linkStoreDevices } from './flows/store-devices.ts';
-import { linkVision, visionEdges } from './flows/vision.ts';
+import {
+  linkAiopsMetrics,
+  linkAlertIncidents,
+  linkEdgeAlerts,
+  linkPnl,
+  linkStoreDevices,
+  linkVision,
+  locationEvents,
+  pnlStaffExists,
+  pnlStructure,
+  tenantUserOf,
+  visionEdges,
+} from './flows/index.ts';
 import { createIdentity } from './identity/index.ts';
 import { createIncidentService } from './incidents/index.ts';
 import { createNotifyService } from './notify/index.ts';
@@ -30,11 +36,10 @@ import { createLedgerService, createPnlService } from './pnl/index.ts';
 import { createRelay } from './relay.ts';
 import { createRemediationService } from './remediation/index.ts';
 import { createSso, createSsoPolicies, createSsoStore } from './sso/index.ts';
-import { createSyncService, type SyncService } from './sync/service.ts';
-import { createTenancyService } from './tenancy/service.ts';
-import { createVisionService } from './vision/index.ts';
-import { createEdgeFleet, createVisionModelService } from './vision/models/index.ts';
-import { createWebhooks, type WebhookDeps } from './webhooks/service.ts';
+import { createSyncService, type SyncService } from './sync/index.ts';
+import { createTenancyService } from './tenancy/index.ts';
+import { createEdgeFleet, createVisionModelService, createVisionService } from './vision/index.ts';
+import { createWebhooks, type WebhookDeps } from './webhooks/index.ts';
 
 export interface CloudDeps {
   store: Store;

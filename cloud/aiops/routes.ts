@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Envelope, envelope, errorResponses, meta, PageMetaSchema } from '../../shared/http/envelope.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import { INCIDENT_ROLES } from '../incidents/index.ts';
 import * as schemas from './schemas.ts';
 import type { AiopsService } from './service.ts';

@@ -4,7 +4,7 @@
  * steps, policies and maintenance windows tables; notifies through notify, asks oncall who is on
  * call, and tells its listeners (incident flow, AIOps) of each new alert after it commits.
  */
-export { ALERTING_VARIABLES, type AlertingConfig, loadAlertingConfig } from './config.ts';
+export { ALERTING_SETTINGS, ALERTING_VARIABLES, type AlertingConfig, loadAlertingConfig } from './config.ts';
 export { alertingRoutes } from './routes.ts';
 export { type EscalationPlan, type PolicyLevel, SEVERITY_CHANNELS, type Target } from './routing.ts';
 export type { IngestBody } from './schemas.ts';
@@ -16,4 +16,5 @@ export {
   type AlertingService,
   createAlertingService,
 } from './service.ts';
+export type { AlertingTables } from './tables.ts';
 export { SEVERITIES, type Severity } from './tables.ts';

@@ -7,7 +7,7 @@ import {
   PageEnvelope,
   pageEnvelope,
 } from '../../shared/http/envelope.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import { INCIDENT_ROLES } from '../incidents/index.ts';
 import * as schemas from './schemas.ts';
 import type { AlertSettings } from './settings.ts';

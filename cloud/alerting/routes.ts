@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import { INCIDENT_ROLES } from '../incidents/index.ts';
 import { settingsRoutes } from './routes-settings.ts';
 import { voiceRoutes } from './routes-voice.ts';

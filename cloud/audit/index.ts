@@ -58,3 +58,4 @@ export function createAuditLog(deps: { db: Db; clock: Clock; newId: IdGenerator 
 }
 
 export type AuditLog = ReturnType<typeof createAuditLog>;
+export type { AuditTables } from './store.ts';

@@ -37,3 +37,4 @@ export async function billingRoutes(app: FastifyInstance, { billing }: { billing
   await catalogRoutes(app, billing);
   await recordRoutes(app, billing);
 }
+export type { BillingTables } from './tables.ts';

@@ -8,7 +8,7 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { Db, Store } from '../db/index.ts';
-import type { TenancyService } from '../tenancy/service.ts';
+import type { TenancyService } from '../tenancy/index.ts';
 import * as errors from './errors.ts';
 import type { NewChannelBody, NewMemberBody } from './schemas.ts';
 import * as store from './store.ts';

@@ -5,7 +5,7 @@
  * and posts to them through the service (createIncidentChannel, postSystemMessage,
  * broadcastIncident); it never touches the tables.
  */
-export { type ChatConfig, loadChatConfig } from './config.ts';
+export { CHAT_SETTINGS, type ChatConfig, loadChatConfig } from './config.ts';
 export { chatRoutes } from './routes.ts';
 export {
   type ChatDeps,
@@ -14,5 +14,6 @@ export {
   type IncidentChannelRequest,
 } from './service.ts';
 export { CHAT_WS_PATH, CLOSE_AUTH_TIMEOUT, CLOSE_UNAUTHORIZED } from './socket.ts';
+export type { ChatTables } from './tables.ts';
 export { CHANNEL_TYPES, type ChannelType } from './tables.ts';
 export type { ChatChannel, ChatMessage } from './views.ts';

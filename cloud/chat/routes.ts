@@ -7,7 +7,7 @@ import {
   PageEnvelope,
   pageEnvelope,
 } from '../../shared/http/envelope.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import * as schemas from './schemas.ts';
 import type { ChatService } from './service.ts';
 

@@ -23,8 +23,7 @@ import type { Logger } from 'pino';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import type { Clock } from '../../shared/clock.ts';
 import type { AccessClaims } from '../../shared/identity/tokens.ts';
-import type { SessionService } from '../identity/sessions.ts';
-import type { TokenService } from '../identity/tokens.ts';
+import type { SessionService, TokenService } from '../identity/index.ts';
 import type { ChatConfig } from './config.ts';
 import type { Connection, Hub } from './hub.ts';
 

@@ -8,8 +8,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { Store } from '../db/index.ts';
-import type { SessionService } from '../identity/sessions.ts';
-import type { TokenService } from '../identity/tokens.ts';
+import type { SessionService, TokenService } from '../identity/index.ts';
 import { createApprovals } from './approvals.ts';
 import type { CockpitConfig } from './config.ts';
 import type { ConsoleFeed } from './feed.ts';
@@ -58,3 +57,12 @@ export function createCockpitService(deps: CockpitDeps) {
 }
 
 export type CockpitService = ReturnType<typeof createCockpitService>;
+export {
+  COCKPIT_SETTINGS,
+  type CockpitConfig,
+  loadCockpitConfig,
+  type RemediationOptions,
+} from './config.ts';
+export { killSwitchOn } from './errors.ts';
+export { MAX_ACTION_TIMEOUT_SECONDS } from './schemas.ts';
+export type { CockpitTables } from './tables.ts';

@@ -9,7 +9,7 @@ import {
   pageEnvelope,
 } from '../../shared/http/envelope.ts';
 import type { Role } from '../../shared/roles.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import type { Decision } from './approvals.ts';
 import type { CockpitService } from './index.ts';
 import * as schemas from './schemas.ts';

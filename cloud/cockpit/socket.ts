@@ -8,8 +8,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { SessionService } from '../identity/sessions.ts';
-import type { TokenService } from '../identity/tokens.ts';
+import type { SessionService, TokenService } from '../identity/index.ts';
 import type { ConsoleFeed } from './feed.ts';
 
 export const FEED_PATH = '/api/internal/cockpit/feed';

@@ -1,4 +1,4 @@
-import type { RemediationTables } from '../remediation/tables.ts';
+import type { RemediationTables } from '../remediation/index.ts';
 
 /** What triggers an approval (spec 3's triggers by agent kind), plus our own remediations. */
 export const APPROVAL_KINDS = [

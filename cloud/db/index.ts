@@ -100,3 +100,5 @@ export async function migrateToLatest(db: Db, schema?: string) {
     throw new Error(`cloud store migration ${failed?.migrationName ?? ''} failed`, { cause: error });
   }
 }
+export { createBatchLoader, keyedRead } from './batch.ts';
+export type { Database } from './schema.ts';

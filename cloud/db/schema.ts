@@ -1,22 +1,21 @@
-import type { AiopsTables } from '../aiops/tables.ts';
-import type { AlertingTables } from '../alerting/tables.ts';
-import type { AuditTables } from '../audit/store.ts';
-import type { BillingTables } from '../billing/tables.ts';
-import type { ChatTables } from '../chat/tables.ts';
-import type { CockpitTables } from '../cockpit/tables.ts';
-import type { DeviceTables } from '../devices/tables.ts';
+import type { AiopsTables } from '../aiops/index.ts';
+import type { AlertingTables } from '../alerting/index.ts';
+import type { AuditTables } from '../audit/index.ts';
+import type { BillingTables } from '../billing/index.ts';
+import type { ChatTables } from '../chat/index.ts';
+import type { CockpitTables } from '../cockpit/index.ts';
+import type { DeviceTables } from '../devices/index.ts';
 import type { EventTables } from '../events/index.ts';
-import type { IdentityTables } from '../identity/tables.ts';
-import type { IncidentTables } from '../incidents/tables.ts';
-import type { NotifyTables } from '../notify/tables.ts';
-import type { OncallTables } from '../oncall/tables.ts';
-import type { PnlTables } from '../pnl/tables.ts';
-import type { SsoTables } from '../sso/tables.ts';
-import type { SyncTables } from '../sync/tables.ts';
-import type { TenancyTables } from '../tenancy/tables.ts';
-import type { VisionModelTables } from '../vision/models/tables.ts';
-import type { VisionTables } from '../vision/tables.ts';
-import type { WebhookTables } from '../webhooks/tables.ts';
+import type { IdentityTables } from '../identity/index.ts';
+import type { IncidentTables } from '../incidents/index.ts';
+import type { NotifyTables } from '../notify/index.ts';
+import type { OncallTables } from '../oncall/index.ts';
+import type { PnlTables } from '../pnl/index.ts';
+import type { SsoTables } from '../sso/index.ts';
+import type { SyncTables } from '../sync/index.ts';
+import type { TenancyTables } from '../tenancy/index.ts';
+import type { VisionModelTables, VisionTables } from '../vision/index.ts';
+import type { WebhookTables } from '../webhooks/index.ts';
 
 /** The whole cloud store, composed of the tables each module owns. */
 export type Database = TenancyTables &

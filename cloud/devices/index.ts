@@ -31,3 +31,6 @@ export async function mdmRoutes(app: FastifyInstance, options: { devices: Device
   await app.register(deviceRoutes, { devices: options.devices });
   await app.register(certificateRoutes, { devices: options.devices });
 }
+export type { StoreDevice } from './registry.ts';
+export type { CommandKind, DeviceTables } from './tables.ts';
+export type { StoreMinute } from './telemetry.ts';

@@ -12,7 +12,7 @@ import {
   PageEnvelope,
   pageEnvelope,
 } from '../../shared/http/envelope.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import { DEVICE_ADMIN_ROLES, DEVICE_READER_ROLES } from './routes-devices.ts';
 import * as schemas from './schemas.ts';
 import type { DeviceService } from './service.ts';

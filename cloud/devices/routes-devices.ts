@@ -8,7 +8,7 @@ import {
   pageEnvelope,
 } from '../../shared/http/envelope.ts';
 import type { Role } from '../../shared/roles.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import * as schemas from './schemas.ts';
 import type { DeviceService } from './service.ts';
 

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import { DEVICE_READER_ROLES } from './routes-devices.ts';
 import * as schemas from './schemas.ts';
 import type { DeviceService } from './service.ts';

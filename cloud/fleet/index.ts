@@ -6,8 +6,12 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
-import { type CommandDispatch, createCommandDispatch } from '../flows/fleet-commands.ts';
-import { createRevocationPush, type RevocationPush } from '../flows/push-revocations.ts';
+import {
+  type CommandDispatch,
+  createCommandDispatch,
+  createRevocationPush,
+  type RevocationPush,
+} from '../flows/index.ts';
 import type { CloudServices } from '../services.ts';
 import { type FleetBroker, startFleetBroker } from './broker.ts';
 import { createCloudFleetLink } from './link.ts';
@@ -122,3 +126,4 @@ export async function startFleet(
 }
 
 export type Fleet = Awaited<ReturnType<typeof startFleet>>;
+export type { CloudFleetLink } from './link.ts';

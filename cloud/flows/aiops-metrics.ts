@@ -6,7 +6,7 @@
 
 import type { Fields } from '../../shared/sync/registry.ts';
 import type { AiopsService, MetricSample } from '../aiops/index.ts';
-import type { SyncService } from '../sync/service.ts';
+import type { SyncService } from '../sync/index.ts';
 
 const parse = (value: unknown): unknown => {
   if (typeof value !== 'string') return value;

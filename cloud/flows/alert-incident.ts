@@ -14,17 +14,17 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.ts';
 import { createLanes } from '../../shared/lanes.ts';
 import type { AlertFired } from '../alerting/index.ts';
-import type { IncidentFlowConfig } from '../incidents/config.ts';
 import type {
   AlertSnapshot,
   Incident,
   IncidentChange,
+  IncidentFlowConfig,
   IncidentResponder,
   IncidentService,
   TimelineInput,
 } from '../incidents/index.ts';
 import type { Person } from '../oncall/index.ts';
-import type { TenancyService } from '../tenancy/service.ts';
+import type { TenancyService } from '../tenancy/index.ts';
 
 export interface AlertIncidentDeps {
   alerting: {

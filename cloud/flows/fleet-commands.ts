@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.ts';
 import type { FleetAck, FleetCommand, FleetStatus } from '../../shared/devices/fleet-protocol.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
-import type { CloudFleetLink } from '../fleet/link.ts';
+import type { CloudFleetLink } from '../fleet/index.ts';
 import type { CloudServices } from '../services.ts';
 
 type CommandState = 'acknowledged' | 'succeeded' | 'failed' | 'expired';

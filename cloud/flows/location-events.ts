@@ -2,7 +2,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { Db } from '../db/index.ts';
 import type { DomainEventRow, EventLog } from '../events/index.ts';
-import type { LocationRow } from '../tenancy/tables.ts';
+import type { LocationRow } from '../tenancy/index.ts';
 
 /**
  * A fleet admin taking a store in or out of service in the cloud is a `location.status_changed`

@@ -16,9 +16,9 @@ import {
   recordRecipes,
   type Structure,
 } from '../pnl/index.ts';
-import type { SyncService } from '../sync/service.ts';
-import type { TenancyService } from '../tenancy/service.ts';
-import { createTenancyStore } from '../tenancy/store.ts';
+import type { SyncService } from '../sync/index.ts';
+import type { TenancyService } from '../tenancy/index.ts';
+import { createTenancyStore } from '../tenancy/index.ts';
 
 type Where = { tenantId: string; locationId: string };
 type Recorder = (trx: Db, at: Where, rows: Fields[]) => Promise<void>;

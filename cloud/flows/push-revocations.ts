@@ -8,7 +8,7 @@ import {
 } from '../../shared/devices/fleet-protocol.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { RevocationNotice, RevokedCertificateNotice } from '../devices/index.ts';
-import type { CloudFleetLink } from '../fleet/link.ts';
+import type { CloudFleetLink } from '../fleet/index.ts';
 import type { CloudServices } from '../services.ts';
 
 export interface RevocationPushDeps {

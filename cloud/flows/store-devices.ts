@@ -4,10 +4,8 @@
  * telemetry `/v1/iot` answers from), applied in the transaction of the push that brought them.
  */
 import type { Fields } from '../../shared/sync/registry.ts';
-import type { DeviceService } from '../devices/index.ts';
-import type { StoreDevice } from '../devices/registry.ts';
-import type { StoreMinute } from '../devices/telemetry.ts';
-import type { SyncService } from '../sync/service.ts';
+import type { DeviceService, StoreDevice, StoreMinute } from '../devices/index.ts';
+import type { SyncService } from '../sync/index.ts';
 
 export function linkStoreDevices(sync: SyncService, devices: DeviceService) {
   sync.observe('store_devices', (trx, scope, rows) =>

@@ -8,7 +8,7 @@ import { AppError } from '../../shared/http/errors.ts';
 import type { Fields, SyncTableName } from '../../shared/sync/registry.ts';
 import type { Db } from '../db/index.ts';
 import type { DeviceService } from '../devices/index.ts';
-import type { SyncService } from '../sync/service.ts';
+import type { SyncService } from '../sync/index.ts';
 import type { QueuedCommand, VisionEdges, VisionService } from '../vision/index.ts';
 
 type Recorder = (trx: Db, tenantId: string, locationId: string, rows: Fields[]) => Promise<void>;

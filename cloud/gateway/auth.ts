@@ -4,8 +4,7 @@ import { type AppError, ForbiddenError, UnauthorizedError } from '../../shared/h
 import { sessionEnded } from '../../shared/identity/errors.ts';
 import { type AccessClaims, invalidToken } from '../../shared/identity/tokens.ts';
 import type { Role } from '../../shared/roles.ts';
-import type { SessionService } from '../identity/sessions.ts';
-import type { TokenService } from '../identity/tokens.ts';
+import type { SessionService, TokenService } from '../identity/index.ts';
 
 export interface AuthContext {
   userId: string;

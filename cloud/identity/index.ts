@@ -9,7 +9,7 @@ import type { ThrottlePolicies } from '../../shared/identity/throttle.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { AuditLog } from '../audit/index.ts';
 import type { Store } from '../db/index.ts';
-import type { TenancyService } from '../tenancy/service.ts';
+import type { TenancyService } from '../tenancy/index.ts';
 import { createKeyRing } from './keys.ts';
 import { createLoginService, type LoginDeps } from './login.ts';
 import { createMfaService } from './mfa.ts';
@@ -80,3 +80,7 @@ export function createIdentity(options: IdentityOptions) {
 }
 
 export type Identity = ReturnType<typeof createIdentity>;
+export type { LoginService } from './login.ts';
+export type { ClientContext, SessionService } from './sessions.ts';
+export type { AuthMethod, IdentityTables } from './tables.ts';
+export type { TokenService } from './tokens.ts';

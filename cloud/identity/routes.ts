@@ -8,7 +8,7 @@ import {
   PinLoginSchema,
   pinCredentials,
 } from '../../shared/identity/schemas.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import type { Identity } from './index.ts';
 import * as schemas from './schemas.ts';
 import type { ClientContext } from './sessions.ts';

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { MetaSchema } from '../../shared/http/envelope.ts';
 import { LoginDeviceFields, LoginSuccessSchema, TenantSlugSchema } from '../../shared/identity/schemas.ts';
-import { MemberSchema } from '../tenancy/schemas.ts';
+import { MemberSchema } from '../tenancy/index.ts';
 
 const Code = Type.String({ pattern: '^[0-9]{6}$', description: '6-digit TOTP code' });
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { AuditLog } from '../audit/index.ts';
-import { isActiveMember, type TenancyService } from '../tenancy/service.ts';
+import { isActiveMember, type TenancyService } from '../tenancy/index.ts';
 import * as errors from './errors.ts';
 import type { IdentityStore } from './store.ts';
 import type { AuthMethod, SessionRow } from './tables.ts';

@@ -1,5 +1,4 @@
-import { createBatchLoader, keyedRead } from '../db/batch.ts';
-import { type Db, kyselyRead, type PrepareRead } from '../db/index.ts';
+import { createBatchLoader, type Db, keyedRead, kyselyRead, type PrepareRead } from '../db/index.ts';
 import type { MfaChallengeRow, MfaFactorRow, SessionRow } from './tables.ts';
 
 const changed = (result: { numUpdatedRows: bigint }) => Number(result.numUpdatedRows) > 0;

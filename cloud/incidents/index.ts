@@ -9,6 +9,7 @@
 export type { AlertSnapshot } from './alert-incidents.ts';
 export {
   DEFAULT_INCIDENT_FLOW_CONFIG,
+  INCIDENT_FLOW_SETTINGS,
   INCIDENT_FLOW_VARIABLES,
   type IncidentFlowConfig,
   loadIncidentFlowConfig,
@@ -24,6 +25,7 @@ export {
   type IncidentDeps,
   type IncidentService,
 } from './service.ts';
+export type { IncidentTables } from './tables.ts';
 export {
   INCIDENT_SEVERITIES,
   INCIDENT_SOURCES,

@@ -8,7 +8,7 @@ import {
   PageEnvelope,
   pageEnvelope,
 } from '../../shared/http/envelope.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import { INCIDENT_ROLES } from './routes.ts';
 import { runbookRoutes } from './routes-runbooks.ts';
 import * as schemas from './schemas.ts';

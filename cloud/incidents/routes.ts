@@ -8,7 +8,7 @@ import {
   pageEnvelope,
 } from '../../shared/http/envelope.ts';
 import { MANAGER_ROLES, type Role } from '../../shared/roles.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import * as schemas from './schemas.ts';
 import type { Actor, IncidentService } from './service.ts';
 

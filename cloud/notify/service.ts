@@ -2,10 +2,10 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
-import type { ConsoleFeed } from '../cockpit/feed.ts';
+import type { ConsoleFeed } from '../cockpit/index.ts';
 import type { Db, Store } from '../db/index.ts';
 import type { Person } from '../oncall/index.ts';
-import { checkWebhookUrl } from '../webhooks/address-guard.ts';
+import { checkWebhookUrl } from '../webhooks/index.ts';
 import { createChannelRegistry } from './channels/registry.ts';
 import type { NotifyConfig } from './config.ts';
 import { badWebhookUrl, notificationNotFound } from './errors.ts';

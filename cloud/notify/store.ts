@@ -1,7 +1,6 @@
 /** The notify tables. Tenant reads and writes take the tenant first; the worker's claim spans tenants. */
 import { type QueryCreator, sql } from 'kysely';
-import type { Db, DialectName } from '../db/index.ts';
-import type { Database } from '../db/schema.ts';
+import type { Database, Db, DialectName } from '../db/index.ts';
 import type {
   NotificationAttemptRow,
   NotificationRow,

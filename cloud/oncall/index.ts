@@ -8,3 +8,4 @@ export type { Person, Region } from './model.ts';
 export { onCallAt } from './on-call.ts';
 export { oncallRoutes } from './routes.ts';
 export { createOncallService, type OnCallNow, type OncallDeps, type OncallService } from './service.ts';
+export type { OncallTables } from './tables.ts';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 
 export const doc = { tags: ['oncall'], security: [{ bearer: [] }] };
 export const NoContent = { type: 'null', description: 'No content' } as const;

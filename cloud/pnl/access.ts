@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../shared/http/errors.ts';
 import type { Role } from '../../shared/roles.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import { pnlErrors } from './errors.ts';
 
 /** Spec 2's reporting rule: who reads P&L reports and the catalogs. */

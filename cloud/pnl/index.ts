@@ -32,3 +32,4 @@ export async function pnlRoutes(app: FastifyInstance, options: { pnl: PnlService
   await app.register(pnlReportRoutes, { pnl: options.pnl });
   await app.register(pnlLedgerRoutes, { prefix: '/ledger', ledger: options.ledger });
 }
+export type { PnlTables } from './tables.ts';

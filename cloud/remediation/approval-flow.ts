@@ -6,8 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.ts';
-import type { RemediationOptions } from '../cockpit/config.ts';
-import type { Approval, CockpitService, Decision } from '../cockpit/index.ts';
+import type { Approval, CockpitService, Decision, RemediationOptions } from '../cockpit/index.ts';
 import type { Store } from '../db/index.ts';
 import type { RemediationAction } from './actions.ts';
 import { hourlyLimit } from './checks.ts';

@@ -4,8 +4,7 @@
  * record; a dry run reports them all and acts on none.
  */
 import type { Clock } from '../../shared/clock.ts';
-import type { RemediationOptions } from '../cockpit/config.ts';
-import type { AgentSettings } from '../cockpit/index.ts';
+import type { AgentSettings, RemediationOptions } from '../cockpit/index.ts';
 import type { Store } from '../db/index.ts';
 import { ACTIONS, approvalDecision, type RemediationAction } from './actions.ts';
 import type { RemediationAlert, RemediationExecutor, Target } from './executors/index.ts';

@@ -14,3 +14,4 @@ export type {
 } from './executors/index.ts';
 export { remediationRoutes } from './routes.ts';
 export { createRemediationService, type RemediationDeps, type RemediationService } from './service.ts';
+export type { RemediationTables } from './tables.ts';

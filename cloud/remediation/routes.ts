@@ -7,8 +7,8 @@ import {
   PageEnvelope,
   pageEnvelope,
 } from '../../shared/http/envelope.ts';
-import { requireAuth } from '../gateway/auth.ts';
-import { INCIDENT_ROLES } from '../incidents/routes.ts';
+import { requireAuth } from '../gateway/index.ts';
+import { INCIDENT_ROLES } from '../incidents/index.ts';
 import * as schemas from './schemas.ts';
 import type { RemediationService } from './service.ts';
 

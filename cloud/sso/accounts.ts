@@ -1,7 +1,6 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { AuditLog } from '../audit/index.ts';
-import type { TenancyService } from '../tenancy/service.ts';
-import type { UserRow } from '../tenancy/tables.ts';
+import type { TenancyService, UserRow } from '../tenancy/index.ts';
 import * as errors from './errors.ts';
 import type { SsoStore } from './store.ts';
 import type { SsoProviderRow } from './tables.ts';

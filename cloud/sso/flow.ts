@@ -1,9 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.ts';
-import type { LoginService } from '../identity/login.ts';
-import type { ClientContext } from '../identity/sessions.ts';
-import type { TenancyService } from '../tenancy/service.ts';
+import type { ClientContext, LoginService } from '../identity/index.ts';
+import type { TenancyService } from '../tenancy/index.ts';
 import type { AccountLinker, AssertedIdentity } from './accounts.ts';
 import type { SsoConfig } from './config.ts';
 import * as errors from './errors.ts';

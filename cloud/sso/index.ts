@@ -9,8 +9,8 @@ import type { Clock } from '../../shared/clock.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { AuditLog } from '../audit/index.ts';
 import type { Store } from '../db/index.ts';
-import type { LoginService } from '../identity/login.ts';
-import type { TenancyService } from '../tenancy/service.ts';
+import type { LoginService } from '../identity/index.ts';
+import type { TenancyService } from '../tenancy/index.ts';
 import { createAccountLinker } from './accounts.ts';
 import type { SsoConfig } from './config.ts';
 import { createSignInFlow } from './flow.ts';
@@ -64,3 +64,5 @@ export function createSso(options: SsoOptions) {
 }
 
 export type Sso = ReturnType<typeof createSso>;
+export { SSO_SETTINGS } from './config.ts';
+export type { SsoTables } from './tables.ts';

@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/clock.ts';
 import { InvalidRequestError } from '../../shared/http/errors.ts';
 import { isRole, type Role } from '../../shared/roles.ts';
-import type { AuthMethod } from '../identity/tables.ts';
+import type { AuthMethod } from '../identity/index.ts';
 import type { SsoStore } from './store.ts';
 
 /** Who may still use a password when SSO is required: without one, a broken IdP locks everyone out. */

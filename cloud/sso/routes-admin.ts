@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
 import { PLATFORM_ADMIN_ROLES } from '../../shared/roles.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import type { Sso } from './index.ts';
 import { baseUrlOf } from './routes.ts';
 import * as schemas from './schemas.ts';

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authStatus, Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
 import { assertNoNul } from '../../shared/http/validation.ts';
 import { LoginResultSchema } from '../../shared/identity/schemas.ts';
-import type { ClientContext } from '../identity/sessions.ts';
+import type { ClientContext } from '../identity/index.ts';
 import type { SignInFlow } from './flow.ts';
 import { samlEndpoints } from './providers.ts';
 import * as schemas from './schemas.ts';

@@ -11,7 +11,7 @@ import {
   PushResultSchema,
   QueueQuery,
 } from '../../shared/sync/protocol.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import { type ApplianceIdentity, applianceUnauthorized } from './appliances.ts';
 import { feedPageJson } from './feed-json.ts';
 import type { SyncService } from './service.ts';

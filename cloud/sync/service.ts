@@ -21,7 +21,7 @@ import {
 import { type Fields, SYNC_TABLES, type SyncTableName, travelsDown } from '../../shared/sync/registry.ts';
 import type { Db, Store } from '../db/index.ts';
 import type { EventLog } from '../events/index.ts';
-import type { StaffRecord } from '../tenancy/service.ts';
+import type { StaffRecord } from '../tenancy/index.ts';
 import { type ApplianceIdentity, createApplianceCredentials } from './appliances.ts';
 import { CLOUD_DOC_CLIENT, rowKey, toRowState } from './apply.ts';
 import type { FeedPage } from './feed-json.ts';

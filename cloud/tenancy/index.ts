@@ -4,4 +4,7 @@
  * /v1/platform/*, which admits platform_admin, tenant_admin and system_admin.
  */
 export { platformRoutes } from './routes.ts';
-export { createTenancyService, type TenancyService } from './service.ts';
+export { LIMITS, MemberSchema } from './schemas.ts';
+export { createTenancyService, isActiveMember, type StaffRecord, type TenancyService } from './service.ts';
+export { createTenancyStore } from './store.ts';
+export { type LocationRow, type TenancyTables, TIERS, type Tier, type UserRow } from './tables.ts';

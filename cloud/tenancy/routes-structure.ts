@@ -9,7 +9,7 @@ import {
   pageEnvelope,
 } from '../../shared/http/envelope.ts';
 import { PLATFORM_ADMIN_ROLES } from '../../shared/roles.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import type { CloudServices } from '../services.ts';
 import * as schemas from './schemas.ts';
 import type { GroupKind } from './store.ts';

@@ -10,7 +10,7 @@ import {
 } from '../../shared/http/envelope.ts';
 import { ConflictError, ForbiddenError } from '../../shared/http/errors.ts';
 import { PLATFORM_ADMIN_ROLES } from '../../shared/roles.ts';
-import { type AuthContext, requireAuth } from '../gateway/auth.ts';
+import { type AuthContext, requireAuth } from '../gateway/index.ts';
 import type { CloudServices } from '../services.ts';
 import * as schemas from './schemas.ts';
 import type { MemberPatch } from './service.ts';

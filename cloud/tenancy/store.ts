@@ -1,5 +1,4 @@
-import { createBatchLoader, keyedRead } from '../db/batch.ts';
-import { type Db, kyselyRead, type PrepareRead } from '../db/index.ts';
+import { createBatchLoader, type Db, keyedRead, kyselyRead, type PrepareRead } from '../db/index.ts';
 import type { GroupRow, LocationRow, MembershipRow, TenantRow, UserRow } from './tables.ts';
 
 /** Brands and regions have the same shape: named groups of a tenant's locations. */

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { MANAGER_ROLES, PLATFORM_ADMIN_ROLES, type Role } from '../../shared/roles.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import type { Viewer } from './context.ts';
 
 /**

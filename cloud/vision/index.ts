@@ -37,3 +37,12 @@ export async function visionRoutes(
   await app.register(visionReadRoutes, { vision: options.vision });
   await app.register(visionSettingsRoutes, { vision: options.vision });
 }
+export {
+  createEdgeFleet,
+  createVisionModelService,
+  DEFAULT_VISION_MODEL_OPTIONS,
+  type VisionModelOptions,
+  visionModelRoutes,
+} from './models/index.ts';
+export type { VisionModelTables } from './models/tables.ts';
+export type { VisionTables } from './tables.ts';

@@ -1,7 +1,6 @@
 /** The vision tables. Every query takes the tenant first; one query each, for both dialects. */
 import { type ExpressionBuilder, sql } from 'kysely';
-import type { Db } from '../db/index.ts';
-import type { Database } from '../db/schema.ts';
+import type { Database, Db } from '../db/index.ts';
 import type {
   SettingsSection,
   VisionCameraRow,

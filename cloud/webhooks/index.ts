@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../shared/clock.ts';
-import type { RateLimiter } from '../gateway/rate-limit.ts';
+import type { RateLimiter } from '../gateway/index.ts';
 import { rateLimited } from './errors.ts';
 import { adminWebhookRoutes } from './routes-admin.ts';
 import { subscriptionWebhookRoutes } from './routes-subscription.ts';
@@ -48,3 +48,7 @@ export async function webhookSubscriptionPlugin(app: FastifyInstance, options: W
   app.addHook('preHandler', operationLimit(options));
   await app.register(subscriptionWebhookRoutes, { webhooks: options.webhooks });
 }
+export { checkWebhookUrl } from './address-guard.ts';
+export { createOutbound, type Outbound } from './outbound.ts';
+export { DEFAULT_WEBHOOK_OPTIONS, type WebhookDeps, type WebhookOptions } from './service.ts';
+export type { WebhookTables } from './tables.ts';

@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { unixSeconds } from '../../shared/clock.ts';
 import { errorResponses } from '../../shared/http/envelope.ts';
 import { verifyFormB } from '../../shared/webhooks/signing.ts';
-import { requireAuth } from '../gateway/auth.ts';
+import { requireAuth } from '../gateway/index.ts';
 import { CATALOGS } from './catalog.ts';
 import * as schemas from './schemas.ts';
 import type { Webhooks } from './service.ts';

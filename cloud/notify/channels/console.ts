@@ -1,5 +1,5 @@
 /** The operations console's live feed: published in-process, so it is delivered on the spot. */
-import type { ConsoleFeed } from '../../cockpit/feed.ts';
+import type { ConsoleFeed } from '../../cockpit/index.ts';
 import type { ChannelAdapter } from './channel.ts';
 
 export function createConsoleChannel(feed: ConsoleFeed, now: () => Date): ChannelAdapter {

@@ -1,7 +1,7 @@
 /** The channels, registered explicitly: one adapter per channel name. */
 
-import type { ConsoleFeed } from '../../cockpit/feed.ts';
-import { createOutbound } from '../../webhooks/outbound.ts';
+import type { ConsoleFeed } from '../../cockpit/index.ts';
+import { createOutbound } from '../../webhooks/index.ts';
 import type { NotifyConfig } from '../config.ts';
 import type { NotificationChannel } from '../types.ts';
 import type { ChannelAdapter } from './channel.ts';

@@ -3,8 +3,9 @@
  * tenant chooses that URL, so it goes through the webhook sender's address guard: private and
  * loopback targets are refused unless NOTIFY_ALLOW_PRIVATE_URLS is set.
  */
-import { checkWebhookUrl } from '../../webhooks/address-guard.ts';
-import type { Outbound } from '../../webhooks/outbound.ts';
+
+import type { Outbound } from '../../webhooks/index.ts';
+import { checkWebhookUrl } from '../../webhooks/index.ts';
 import { messageText } from '../templates.ts';
 import { ANSWER_MAX, byStatus, type ChannelAdapter, skipped } from './channel.ts';
 

@@ -3,8 +3,7 @@
  * the store (`location_id`, all its appliances); the action travels as an MDM command over the
  * fleet link, and the executor waits for every appliance's answer until the agent time-out.
  */
-import type { DeviceService } from '../../devices/index.ts';
-import type { CommandKind } from '../../devices/tables.ts';
+import type { CommandKind, DeviceService } from '../../devices/index.ts';
 import type { ExecutionContext, ExecutionResult, RemediationAlert, Target } from './index.ts';
 
 const USABLE = new Set(['active', 'online', 'offline']);

@@ -4,7 +4,7 @@
  */
 import { AppError } from '../../../shared/http/errors.ts';
 import type { DeviceService } from '../../devices/index.ts';
-import type { SyncService } from '../../sync/service.ts';
+import type { SyncService } from '../../sync/index.ts';
 
 export interface EdgeCommand {
   command_id: string;

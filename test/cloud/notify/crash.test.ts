@@ -20,9 +20,9 @@ import { createSmtpSink, notificationRequest } from './support.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** cloud/notify/worker-main.ts as node itself (tsx's loader), so SIGKILL hits the worker. */
+/** cloud/notify-worker.ts as node itself (tsx's loader), so SIGKILL hits the worker. */
 function startWorker(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cloud/notify/worker-main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cloud/notify-worker.ts'], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

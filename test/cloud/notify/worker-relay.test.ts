@@ -12,7 +12,7 @@ import { type ConsoleFrame, createConsoleFeed } from '../../../cloud/cockpit/fee
 import { loadCloudConfig } from '../../../cloud/config.ts';
 import { openStore, type Store } from '../../../cloud/db/index.ts';
 import { createNotifyService } from '../../../cloud/notify/index.ts';
-import { startNotifyWorker } from '../../../cloud/notify/worker-main.ts';
+import { startNotifyWorker } from '../../../cloud/notify-worker.ts';
 import { createRelay, type Relay } from '../../../cloud/relay.ts';
 import { systemClock } from '../../../shared/clock.ts';
 import { newId } from '../../../shared/ids.ts';

@@ -1,5 +1,5 @@
 /**
- * The notification worker on its own (`node --import tsx cloud/notify/worker-main.ts`), for
+ * The notification worker on its own (`node --import tsx cloud/notify-worker.ts`), for
  * deployments that send apart from the gateway (run the gateway with NOTIFY_WORKER=false then).
  * Any number can run against one store: claims are leased. Console notifications reach the
  * gateways' console WebSockets through the relay when REDIS_URL is set (cloud/relay.ts); without
@@ -7,14 +7,14 @@
  */
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { systemClock } from '../../shared/clock.ts';
-import { newId } from '../../shared/ids.ts';
-import { stopOnSignal } from '../../shared/process/stop-on-signal.ts';
-import { createConsoleFeed } from '../cockpit/feed.ts';
-import { type CloudConfig, ConfigError, loadCloudConfig } from '../config.ts';
-import { openStore } from '../db/index.ts';
-import { createRelay } from '../relay.ts';
-import { createNotifyService } from './service.ts';
+import { systemClock } from '../shared/clock.ts';
+import { newId } from '../shared/ids.ts';
+import { stopOnSignal } from '../shared/process/stop-on-signal.ts';
+import { createConsoleFeed } from './cockpit/index.ts';
+import { type CloudConfig, ConfigError, loadCloudConfig } from './config.ts';
+import { openStore } from './db/index.ts';
+import { createNotifyService } from './notify/index.ts';
+import { createRelay } from './relay.ts';
 
 export async function startNotifyWorker(config: CloudConfig, log = pino({ level: config.logLevel })) {
   const store = await openStore({

@@ -1,0 +1,15 @@
+/**
+ * Work that spans cloud domains, each flow named for what it does: a location's events reaching
+ * webhooks and alerts, synced rows reaching P&L and vision, alerts opening incidents, store devices
+ * and revocations reaching the fleet link. The composition root links them; no domain imports
+ * another's internals to do this work itself.
+ */
+export { linkAiopsMetrics } from './aiops-metrics.ts';
+export { linkAlertIncidents, tenantUserOf } from './alert-incident.ts';
+export { linkEdgeAlerts } from './edge-alerts.ts';
+export { type CommandDispatch, createCommandDispatch } from './fleet-commands.ts';
+export { locationEvents } from './location-events.ts';
+export { linkPnl, pnlStaffExists, pnlStructure } from './pnl-sync.ts';
+export { createRevocationPush, type RevocationPush } from './push-revocations.ts';
+export { linkStoreDevices } from './store-devices.ts';
+export { linkVision, visionEdges } from './vision.ts';
