@@ -88,7 +88,7 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
   await app.register(conventionsPlugin, {
     title: 'Edge appliance cloud',
     version: '1.0.0',
-    description: 'Tenancy, identity and fleet services for restaurant appliances (spec documents 1-3).',
+    description: 'Tenancy, identity and fleet services for restaurant appliances.',
     healthChecks: {
       database: async () => {
         await services.tenancy.tierOf('00000000-0000-0000-0000-000000000000');

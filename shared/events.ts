@@ -1,5 +1,5 @@
 /**
- * The domain events of spec document 1's subscription-interface catalog, plus the few the store
+ * The domain events of the webhook subscription interface's catalog, plus the few the store
  * writes that only the admin interface publishes. Both sides write them (the appliance in the
  * transaction of the change that caused them) and webhooks, alerting and chat consume them; these
  * lists are the one place their names live.
@@ -22,7 +22,7 @@ export const EVENT_CATALOG = {
 /**
  * Events of the store that neither webhook catalog lists, yet that sync to the cloud like any
  * domain event. Time punches: the admin interface publishes them, the subscription interface has
- * no such events. A device's temperature alert: its data is spec document 3's device form of an
+ * no such events. A device's temperature alert: its data is the alerting API's device form of an
  * incident (`type: 'temperature_alert'`, `device_id`, `location_id`, `severity`, `description`),
  * which the cloud's alerting (issue 10) opens an incident from. The camera pipeline's: an order
  * checked at the pickup window (`verified`, `missing_items`, `extra_items`: the kiosk and the KDS

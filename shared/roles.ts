@@ -1,4 +1,4 @@
-/** Role names of spec document 1; a user holds a set of them per tenant. */
+/** Role names of the public API; a user holds a set of them per tenant. */
 export const ROLES = [
   'manager',
   'restaurant_manager',

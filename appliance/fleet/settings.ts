@@ -1,6 +1,6 @@
 /**
  * Settings the cloud pushes to the appliance over the fleet link: the edge device's, the
- * drive-thru's and each camera's (spec document 3, "Vision and edge settings"). Their schemas and
+ * drive-thru's and each camera's (docs/vision.md, "Settings"). Their schemas and
  * storage belong to the vision area (appliance/vision/settings), where managers change the same
  * sections locally; a command's sections replace those stored whole. Unknown keys are refused, so a
  * typo in the cloud fails the command instead of being silently ignored.

@@ -1,4 +1,4 @@
-/** The kinds of spec document 1: three OpenID Connect identity providers and SAML 2.0. */
+/** The identity provider kinds: three OpenID Connect identity providers and SAML 2.0. */
 export const PROVIDER_KINDS = ['google_workspace', 'azure_ad', 'okta', 'saml'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 export type Protocol = 'oidc' | 'saml';

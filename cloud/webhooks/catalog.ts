@@ -1,5 +1,5 @@
 /**
- * The event catalogs of spec document 1's two webhook interfaces, which patterns a subscription
+ * The event catalogs of the two webhook interfaces, which patterns a subscription
  * may list, and how a domain event is published on each. The subscription interface publishes the
  * domain events as the store wrote them; the admin interface has its own names and order data,
  * and no menu or location events.

@@ -1,5 +1,5 @@
 /**
- * Outbound webhooks (spec document 1): the subscription interface (/v1/webhooks) and the admin
+ * Outbound webhooks: the subscription interface (/v1/webhooks) and the admin
  * interface (/api/v1/webhooks), the deliveries domain events make, and the worker that sends them.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -3,7 +3,7 @@ import { PageNumber } from '../../shared/http/numbers.ts';
 
 export * from './schemas-deliveries.ts';
 
-/** What the two webhook interfaces accept and answer (spec document 1, "Webhook subscription"). */
+/** What the two webhook interfaces accept and answer. */
 const Timestamp = Type.String({ format: 'date-time' });
 const NullableTimestamp = Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time' });
 const NullableInteger = Type.Unsafe<number | null>({ type: ['integer', 'null'] });

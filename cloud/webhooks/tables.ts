@@ -8,7 +8,7 @@ export type Backoff = 'exponential' | 'linear' | 'fixed';
 export interface WebhookSubscriptionRow {
   id: string;
   tenant_id: string;
-  /** Which of spec document 1's two interfaces created it: its catalog, envelope and signature form. */
+  /** Which of the two webhook interfaces created it: its catalog, envelope and signature form. */
   interface: WebhookInterface;
   url: string;
   description: string;

@@ -2,7 +2,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { ErrorDetail } from './errors.ts';
 
 /**
- * The response envelopes of spec document 1. The general form is the default; some areas have
+ * The response envelopes of the public API. The general form is the default; some areas have
  * their own (auth wraps login results in `status`, P&L uses `{success, data}` / `{detail}`,
  * billing errors are `{error, message}`), and a module picks its error form when it registers.
  */

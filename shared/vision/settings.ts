@@ -79,7 +79,7 @@ export const PushedSettingsSchema = Type.Object(
 );
 export type PushedSettings = Static<typeof PushedSettingsSchema>;
 
-// The settings with every key present: spec document 3's defaults, and null where it shows none
+// The settings with every key present: the documented defaults, and null where it shows none
 // (the camera's own resolution, bitrate and rate; the default model; no minimum vehicle size).
 export const EffectiveEdgeSettingsSchema = Type.Object({
   max_concurrent_streams: Type.Integer(),

@@ -1,5 +1,5 @@
 /**
- * The two envelopes spec document 1 publishes events in: form A on the subscription interface,
+ * The two envelopes events are published in: form A on the subscription interface,
  * form B on the admin interface. Receivers may hash or diff the raw body, so each builder writes
  * its keys in the spec's order, and the schemas document exactly these fields.
  */

@@ -2,7 +2,7 @@
  * Device alerts: a temperature past the limits a device's settings give, and the alerts devices
  * raise themselves. Each becomes a kiosk alert (device_alerts, read by GET /v1/devices/alerts);
  * a temperature alert is also the domain event `device.temperature_alert`, written through the
- * change log so it syncs up, whose data is spec document 3's device form of an incident. Turning
+ * change log so it syncs up, whose data is the alerting API's device form of an incident. Turning
  * it into an incident is the cloud's alerting (issue 10), not the store's.
  */
 import { type Static, Type } from '@sinclair/typebox';

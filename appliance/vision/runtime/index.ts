@@ -1,6 +1,6 @@
 /**
  * The camera pipelines at work: one per enabled camera of the registry, what they see kept in the
- * synced vision tables, and the endpoints that answer from them (spec document 3, "Vision"). The
+ * synced vision tables, and the endpoints that answer from them (docs/vision.md). The
  * kiosk's feed reads `KioskVision` (cameras' status and the live lane) every second.
  */
 import { readFileSync } from 'node:fs';

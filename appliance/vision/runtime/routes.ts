@@ -1,5 +1,5 @@
 /**
- * The pipeline's side of spec document 3's vision endpoints on the local API: the drive-thru's
+ * The pipeline's side of the vision endpoints on the local API: the drive-thru's
  * live status and stored visits, order verification, occupancy, a camera's detections and its
  * calibration, the model metrics, and the snapshot files they point to. Everyone on shift reads;
  * managers calibrate.

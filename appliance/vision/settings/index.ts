@@ -1,5 +1,5 @@
 /**
- * The vision pipeline's settings (spec document 3, "Vision and edge settings"): the edge device's,
+ * The vision pipeline's settings (docs/vision.md, "Settings"): the edge device's,
  * the drive-thru's and each camera's, their schemas (unknown keys refused) and defaults, kept in
  * appliance_settings. The cloud's settings commands (appliance/fleet) and the local API
  * (appliance/vision/registry) write the same rows, and every save is heard by the same listeners.

@@ -21,7 +21,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-/** The admin catalog of spec document 1 ("the service" stands for the reservation category). */
+/** The admin interface's event catalog ("the service" stands for the reservation category). */
 const SPEC_ADMIN_CATALOG = [
   ['order', ['order.created', 'order.updated', 'order.completed', 'order.cancelled']],
   ['payment', ['payment.received', 'payment.failed', 'payment.refunded']],

@@ -16,7 +16,7 @@ import {
 } from '../../support/webhooks.ts';
 
 /**
- * Form B checked the way a receiver written from spec document 1 alone checks it: the header holds
+ * Form B checked the way a receiver written from the published signature rules alone checks it: the header holds
  * one `sha256=<hex>`, HMAC-SHA256 over `<timestamp>.<payload>`, compared in constant time, and a
  * timestamp older than 300 s is refused. Nothing here comes from the code under test.
  */
