@@ -27,6 +27,7 @@ const TIMING_SENSITIVE = [
 
 export default defineConfig({
   test: {
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: more workers than that only adds contention for the real databases and servers.
