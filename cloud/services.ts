@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { Clock } from '../shared/clock.ts';
-import { AppError } from '../shared/http/errors.ts';
 import { createSecretHasher } from '../shared/identity/secrets.ts';
 import type { ThrottlePolicies } from '../shared/identity/throttle.ts';
 import type { IdGenerator } from '../shared/ids.ts';
@@ -16,15 +15,22 @@ import type { Store } from './db/index.ts';
 import { createDeviceService } from './devices/index.ts';
 import { createEventLog } from './events/index.ts';
 import {
+  applianceCredentials,
+  deviceOrNothing,
   linkAiopsMetrics,
   linkAlertIncidents,
   linkEdgeAlerts,
   linkPnl,
+  linkStaffSync,
   linkStoreDevices,
   linkVision,
   locationEvents,
+  locationExists,
+  locationName,
   pnlStaffExists,
   pnlStructure,
+  staffOf,
+  tenantActive,
   tenantUserOf,
   visionEdges,
 } from './flows/index.ts';
@@ -36,7 +42,7 @@ import { createLedgerService, createPnlService } from './pnl/index.ts';
 import { createRelay } from './relay.ts';
 import { createRemediationService } from './remediation/index.ts';
 import { createSso, createSsoPolicies, createSsoStore } from './sso/index.ts';
-import { createSyncService, type SyncService } from './sync/index.ts';
+import { createSyncService } from './sync/index.ts';
 import { createTenancyService } from './tenancy/index.ts';
 import { createEdgeFleet, createVisionModelService, createVisionService } from './vision/index.ts';
 import { createWebhooks, type WebhookDeps } from './webhooks/index.ts';
@@ -55,104 +61,79 @@ export interface CloudDeps {
   resolve?: WebhookDeps['resolve'];
 }
 
-/** The cloud's domain services, built once and shared by the HTTP app and the operator CLI. */
+/**
+ * The cloud's domain services, built once and shared by the HTTP app and the operator CLI. Only
+ * wiring: what one domain needs of another is a flow (cloud/flows).
+ */
 export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
   const { store, clock, newId } = deps;
+  const base = { store, clock, newId };
+  const log = deps.log ?? pino({ level: config.logLevel });
+  const logOf = (module: string) => log.child({ module });
   const hasher = createSecretHasher(config.hashing);
   const audit = createAuditLog({ db: store.db, clock, newId });
-  // Sync needs tenancy's staff, and tenancy tells sync of every staff change: bound late.
-  let sync: SyncService | undefined;
   const events = createEventLog();
+  const relay = createRelay({ redis: deps.redis, log: logOf('relay'), namespace: deps.relayNamespace });
+
   const tenancy = createTenancyService({
-    store,
-    clock,
-    newId,
+    ...base,
     hasher,
-    onStaffChanged: (trx, staff) => sync!.publishStaff(trx, staff),
     onLocationChanged: locationEvents({ events, clock, newId }),
   });
-  sync = createSyncService({
-    store,
+  const sync = createSyncService({
+    ...base,
     events,
-    clock,
-    newId,
-    staffOf: (tenantId) => tenancy.staffRecords(tenantId),
-    locationExists: async (tenantId, locationId) =>
-      (await tenancy.getLocation(tenantId, locationId).catch(() => undefined)) !== undefined,
+    staffOf: staffOf(tenancy),
+    locationExists: locationExists(tenancy),
     options: config.sync,
   });
+  linkStaffSync(tenancy, sync);
   const ssoPolicies = createSsoPolicies({ store: createSsoStore(store.db), clock });
   const identity = createIdentity({
-    store,
+    ...base,
     tenancy,
     signInAllowed: ssoPolicies.signInAllowed,
     audit,
     hasher,
-    clock,
-    newId,
     refreshTtlSeconds: config.refreshTtlSeconds,
     keyRotationSeconds: config.keyRotationSeconds,
     throttle: deps.throttle,
   });
-  const log = deps.log ?? pino({ level: config.logLevel });
-  const relay = createRelay({
-    redis: deps.redis,
-    log: log.child({ module: 'relay' }),
-    namespace: deps.relayNamespace,
-  });
   const webhooks = createWebhooks({
-    store,
+    ...base,
     events,
-    clock,
-    newId,
     log,
     options: config.webhooks,
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
   });
   const devices = createDeviceService({
-    store,
-    clock,
-    newId,
+    ...base,
     log,
     audit,
     options: config.devices,
-    locationExists: async (tenantId, locationId) =>
-      (await tenancy.getLocation(tenantId, locationId).catch(() => undefined)) !== undefined,
-    issueApplianceCredential: async (tenantId, locationId, applianceId, name) =>
-      (await sync.provisionAppliance(tenantId, { location_id: locationId, id: applianceId, name }))
-        .credential,
+    locationExists: locationExists(tenancy),
+    issueApplianceCredential: applianceCredentials(sync),
   });
   linkStoreDevices(sync, devices);
   const incidents = createIncidentService({
-    store,
+    ...base,
     events,
-    clock,
-    newId,
     log,
     audit,
-    locationName: async (tenantId, locationId) => (await tenancy.findLocation(tenantId, locationId))?.name,
-    device: (tenantId, deviceId) =>
-      devices.getDevice(tenantId, deviceId).catch((error: unknown) => {
-        if (error instanceof AppError && error.status === 404) return undefined;
-        throw error;
-      }),
+    locationName: locationName(tenancy),
+    device: deviceOrNothing(devices),
   });
   const visionModels = createVisionModelService({
-    store,
-    clock,
-    newId,
-    log: log.child({ module: 'vision-models' }),
+    ...base,
+    log: logOf('vision-models'),
     options: config.visionModels,
     edges: createEdgeFleet({ devices, sync }),
   });
   const vision = createVisionService({
-    store,
-    clock,
-    newId,
-    log: log.child({ module: 'vision' }),
+    ...base,
+    log: logOf('vision'),
     edges: visionEdges(devices, sync),
-    locationExists: async (tenantId, locationId) =>
-      (await tenancy.findLocation(tenantId, locationId)) !== undefined,
+    locationExists: locationExists(tenancy),
   });
   linkVision(sync, vision);
   const structure = pnlStructure(tenancy);
@@ -164,80 +145,56 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     structure,
     staffExists: pnlStaffExists(tenancy),
   });
-  linkPnl(sync, { locking: store.dialect === 'pg' });
-  const billing = createBillingService({
-    store,
-    clock,
-    newId,
-    log,
-    platform: config.platformServiceUrl
-      ? createHttpPlatform(config.platformServiceUrl)
-      : createInProcessPlatform(async (tenantId) => {
-          const tenant = await tenancy.getTenant(tenantId).catch((error: unknown) => {
-            if (error instanceof AppError && error.status === 404) return undefined;
-            throw error;
-          });
-          return tenant?.status === 'active';
-        }),
-  });
+  linkPnl(sync, tenancy, { locking: store.dialect === 'pg' });
+  const platform = config.platformServiceUrl
+    ? createHttpPlatform(config.platformServiceUrl)
+    : createInProcessPlatform(tenantActive(tenancy));
+  const billing = createBillingService({ ...base, log, platform });
+  const signedIn = { tokens: identity.tokens, sessions: identity.sessions };
   const cockpit = createCockpitService({
-    store,
-    clock,
-    newId,
-    log: log.child({ module: 'cockpit' }),
+    ...base,
+    log: logOf('cockpit'),
     options: config.cockpit,
     feed: createConsoleFeed(relay),
-    tokens: identity.tokens,
-    sessions: identity.sessions,
+    ...signedIn,
   });
   const notify = createNotifyService({
-    store,
-    clock,
-    newId,
-    log: log.child({ module: 'notify' }),
+    ...base,
+    log: logOf('notify'),
     options: config.notify,
     consoleFeed: cockpit.feed,
   });
-  const oncall = createOncallService({ store, clock, newId });
+  const oncall = createOncallService(base);
   const alerting = createAlertingService({
-    store,
+    ...base,
     events,
-    clock,
-    newId,
-    log: log.child({ module: 'alerting' }),
+    log: logOf('alerting'),
     options: config.alerting,
     notify,
     oncall,
   });
-  linkEdgeAlerts(events, alerting, log.child({ module: 'edge-alerts' }));
+  linkEdgeAlerts(events, alerting, logOf('edge-alerts'));
   const aiops = createAiopsService({
-    store,
-    clock,
-    newId,
-    log: log.child({ module: 'aiops' }),
+    ...base,
+    log: logOf('aiops'),
     options: config.aiops,
     alerting,
     incidentAlert: (tenantId, incidentId) => incidents.alertOf(tenantId, incidentId),
   });
   linkAiopsMetrics(sync, aiops);
   const remediation = createRemediationService({
-    store,
-    clock,
-    newId,
-    log: log.child({ module: 'remediation' }),
+    ...base,
+    log: logOf('remediation'),
     options: config.cockpit.remediation,
     alerting,
     cockpit,
     devices,
   });
   const chat = createChatService({
-    store,
-    clock,
-    newId,
-    log: log.child({ module: 'chat' }),
+    ...base,
+    log: logOf('chat'),
     options: config.chat,
-    tokens: identity.tokens,
-    sessions: identity.sessions,
+    ...signedIn,
     tenancy,
     relay,
   });
@@ -247,21 +204,16 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     incidents,
     userOf: tenantUserOf(tenancy),
     clock,
-    log: log.child({ module: 'incident-flow' }),
-    options: {
-      ...config.incidentFlow,
-      autoResolveHours: config.chat.incidentAutoResolveHours,
-    },
+    log: logOf('incident-flow'),
+    options: { ...config.incidentFlow, autoResolveHours: config.chat.incidentAutoResolveHours },
   });
   alerting.onChanged(incidentFlow.alertChanged);
   const sso = createSso({
-    store,
+    ...base,
     policies: ssoPolicies,
     tenancy,
     login: identity.login,
     audit,
-    clock,
-    newId,
     log,
     config: config.sso,
     publicUrl: config.publicUrl,

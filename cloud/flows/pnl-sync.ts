@@ -18,7 +18,6 @@ import {
 } from '../pnl/index.ts';
 import type { SyncService } from '../sync/index.ts';
 import type { TenancyService } from '../tenancy/index.ts';
-import { createTenancyStore } from '../tenancy/index.ts';
 
 type Where = { tenantId: string; locationId: string };
 type Recorder = (trx: Db, at: Where, rows: Fields[]) => Promise<void>;
@@ -36,10 +35,10 @@ async function lockStoreRollups(trx: Db, at: Where) {
   );
 }
 
-export function linkPnl(sync: SyncService, options: { locking: boolean }) {
+export function linkPnl(sync: SyncService, tenancy: TenancyService, options: { locking: boolean }) {
   // Read on the push's own transaction: SQLite has one connection, which the push holds.
   const timezoneOf = async (trx: Db, at: Where) =>
-    (await createTenancyStore(trx).location(at.tenantId, at.locationId))?.timezone ?? 'UTC';
+    (await tenancy.findLocationIn(trx, at.tenantId, at.locationId))?.timezone ?? 'UTC';
   const observers: Array<[SyncTableName, Recorder]> = [
     ['orders', recordOrders],
     ['order_items', recordOrderItems],

@@ -7,6 +7,11 @@ import type { Fields } from '../../shared/sync/registry.ts';
 import type { DeviceService, StoreDevice, StoreMinute } from '../devices/index.ts';
 import type { SyncService } from '../sync/index.ts';
 
+/** An appliance enrolled as a device gets its sync credential from the same enrolment, named by its id. */
+export const applianceCredentials =
+  (sync: SyncService) => async (tenantId: string, locationId: string, applianceId: string, name: string) =>
+    (await sync.provisionAppliance(tenantId, { location_id: locationId, id: applianceId, name })).credential;
+
 export function linkStoreDevices(sync: SyncService, devices: DeviceService) {
   sync.observe('store_devices', (trx, scope, rows) =>
     devices.applyStoreDevices(

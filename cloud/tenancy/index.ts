@@ -6,5 +6,4 @@
 export { platformRoutes } from './routes.ts';
 export { LIMITS, MemberSchema } from './schemas.ts';
 export { createTenancyService, isActiveMember, type StaffRecord, type TenancyService } from './service.ts';
-export { createTenancyStore } from './store.ts';
 export { type LocationRow, type TenancyTables, TIERS, type Tier, type UserRow } from './tables.ts';

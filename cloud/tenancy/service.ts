@@ -12,14 +12,11 @@ export interface TenancyDeps {
   clock: Clock;
   newId: IdGenerator;
   hasher: SecretHasher;
-  /**
-   * Told of every change to a member, inside the transaction that made it, so the stores'
-   * copies of staff and PIN hashes (sync) can never miss one.
-   */
-  onStaffChanged?: ((trx: Db, staff: StaffRecord) => Promise<void>) | undefined;
   /** Told of every change to a location, inside its transaction (domain events are written there). */
   onLocationChanged?: ((trx: Db, before: LocationRow, after: LocationRow) => Promise<void>) | undefined;
 }
+
+export type StaffListener = (trx: Db, staff: StaffRecord) => Promise<void>;
 
 /** A member as the tenant's stores keep them: enough to sign in by PIN offline. */
 export interface StaffRecord {
@@ -128,16 +125,14 @@ const nextCursor = <T extends { id: string }>(rows: T[], limit: number) =>
   rows.length === limit ? (rows.at(-1)?.id ?? null) : null;
 
 /** Tenants, their brands, regions and locations, and who belongs to them with which roles. */
-export function createTenancyService({
-  store,
-  clock,
-  newId,
-  hasher,
-  onStaffChanged,
-  onLocationChanged,
-}: TenancyDeps) {
+export function createTenancyService({ store, clock, newId, hasher, onLocationChanged }: TenancyDeps) {
   const db = createTenancyStore(store.db, store.prepareRead);
   const now = () => clock.now().toISOString();
+  const staffListeners: StaffListener[] = [];
+
+  async function tellStaff(trx: Db, staff: StaffRecord) {
+    for (const listener of staffListeners) await listener(trx, staff);
+  }
 
   async function insertOrConflict<T>(work: () => Promise<T>, conflict: () => Error): Promise<T> {
     try {
@@ -149,9 +144,9 @@ export function createTenancyService({
   }
 
   async function staffChanged(trx: Db, tenantId: string, userId: string) {
-    if (!onStaffChanged) return;
+    if (staffListeners.length === 0) return;
     const member = await createTenancyStore(trx).member(tenantId, userId);
-    if (member) await onStaffChanged(trx, toStaffRecord(member));
+    if (member) await tellStaff(trx, toStaffRecord(member));
   }
 
   async function requireTenant(id: string) {
@@ -314,6 +309,8 @@ export function createTenancyService({
     },
     /** For callers that only need to know whether a location exists in the tenant. */
     findLocation: (tenantId: string, id: string) => db.location(tenantId, id),
+    /** The same, read on the caller's transaction (SQLite has one connection, which it may hold). */
+    findLocationIn: (trx: Db, tenantId: string, id: string) => createTenancyStore(trx).location(tenantId, id),
     async listLocations(tenantId: string, page: Page, filter: { brandId?: string; regionId?: string } = {}) {
       const rows = await db.listLocations(tenantId, page, filter);
       return { items: rows.map(toLocation), nextCursor: nextCursor(rows, page.limit) };
@@ -433,8 +430,15 @@ export function createTenancyService({
         const result = await tx.deleteMembership(tenantId, userId);
         if (!member || Number(result.numDeletedRows) === 0) throw errors.userNotFound();
         // The stores keep the person, disabled, so their sessions end and their PIN stops working.
-        await onStaffChanged?.(trx, { ...toStaffRecord(member), status: 'disabled', updated_at: now() });
+        await tellStaff(trx, { ...toStaffRecord(member), status: 'disabled', updated_at: now() });
       });
+    },
+    /**
+     * Tells `listener` of every change to a member, inside the transaction that made it, so the
+     * stores' copies of staff and PIN hashes (sync) can never miss one.
+     */
+    onStaffChanged(listener: StaffListener) {
+      staffListeners.push(listener);
     },
     /** The tenant's members as its stores keep them (a new store's first snapshot). */
     staffRecords: async (tenantId: string) => (await db.allMembers(tenantId)).map(toStaffRecord),
