@@ -15,6 +15,7 @@ import {
   createRedisRateLimiter,
   rateLimitPlugin,
   refuseUnclaimedUpgrades,
+  rootRoutes,
   TIER_LIMITS,
 } from './gateway/index.ts';
 import { identityRoutes, wellKnownRoutes } from './identity/index.ts';
@@ -97,6 +98,11 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
   });
   await app.register(authPlugin, { tokens: services.identity.tokens, sessions: services.identity.sessions });
   if (config.rateLimit) await app.register(rateLimitPlugin, rateLimitOptions(config, deps, services));
+  // Where to start: a browser goes to the docs, an API client gets the links and the API's areas.
+  await app.register(rootRoutes, {
+    home: '/docs',
+    links: { docs: '/docs', openapi: '/openapi.json', health: '/health', metrics: '/metrics' },
+  });
 
   await app.register(wellKnownRoutes, { identity: services.identity });
   await app.register(identityRoutes, { prefix: '/v1/auth', identity: services.identity });
