@@ -26,7 +26,8 @@ module.exports = {
   forbidden: [
     {
       name: 'appliance-imports-cloud',
-      comment: 'The appliance runs in the store and the cloud elsewhere: what both need is a contract in shared/.',
+      comment:
+        'The appliance runs in the store and the cloud elsewhere: what both need is a contract in shared/.',
       severity: 'error',
       from: { path: '^appliance/' },
       to: { path: '^cloud/' },
@@ -48,7 +49,7 @@ module.exports = {
     {
       name: 'module-internals',
       comment:
-        "Another module is reached through its index.ts only; anything else in its folder is its own business.",
+        'Another module is reached through its index.ts only; anything else in its folder is its own business.',
       severity: 'error',
       from: { path: '^(appliance|cloud)/([^/]+)/' },
       to: { path: MODULE_INSIDE, pathNot: ['^$1/$2/', FACE] },
