@@ -48,7 +48,7 @@ export const AlertListQuerySchema = Type.Object(
   {
     status: Literals(['active', 'acknowledged', 'resolved', 'all'] as const, {
       default: 'active',
-      description: 'active: firing (the spec’s filter value); all: every state',
+      description: 'active: firing; all: every state',
     }),
     ...Page,
   },

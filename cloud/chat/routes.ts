@@ -202,7 +202,7 @@ export async function chatRoutes(app: FastifyInstance, { chat }: { chat: ChatSer
       bodyLimit: chat.maxMessageBytes * 6 + 64 * 1024,
       schema: {
         ...doc,
-        summary: 'Send a message (spec 3: chat message)',
+        summary: 'Send a message',
         description:
           'content: up to CHAT_MAX_MESSAGE_SIZE (65,536) bytes of UTF-8; larger is refused with 413 MESSAGE_TOO_LARGE naming both sizes. thread_id: a top-level message of this channel. Writing in a public channel joins it. Every open connection of every member receives a `message` frame.',
         params: channelParams,

@@ -141,7 +141,7 @@ export async function cockpitRoutes(app: FastifyInstance, { cockpit }: { cockpit
       ...guard,
       schema: {
         ...doc,
-        summary: 'The tenant’s agent settings (spec defaults until changed)',
+        summary: 'The tenant’s agent settings (the defaults until changed)',
         response: { 200: Settings, ...errorResponses(401, 403) },
       },
     },

@@ -28,7 +28,7 @@ export function driveThruStatusRoute(app: FastifyInstance, vision: VisionService
   );
 }
 
-/** `/api/vision`: spec 3's camera list, drive-thru status, order verification and occupancy. */
+/** `/api/vision`: the camera list, drive-thru status, order verification and occupancy. */
 export async function visionApiRoutes(app: FastifyInstance, { vision }: { vision: VisionService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const readers = { onRequest: app.authenticate(VISION_READER_ROLES) };
@@ -58,7 +58,7 @@ export async function visionApiRoutes(app: FastifyInstance, { vision }: { vision
       schema: {
         ...doc,
         summary: 'The store’s latest verification of an order at a camera',
-        description: `The cloud sees no camera frames: it answers the latest verification the store synced for this order at this camera (the store checks a tray when the order is ready, or when asked at its own API), with when and why it was made. expected_items is checked as the spec asks but does not change the answer: the store compared the tray with the order as it holds it. 404 VERIFICATION_NOT_FOUND when the store has synced none. ${READ_ROLES_NOTE}`,
+        description: `The cloud sees no camera frames: it answers the latest verification the store synced for this order at this camera (the store checks a tray when the order is ready, or when asked at its own API), with when and why it was made. expected_items is validated but does not change the answer: the store compared the tray with the order as it holds it. 404 VERIFICATION_NOT_FOUND when the store has synced none. ${READ_ROLES_NOTE}`,
         body: schemas.VerifyOrderSchema,
         response: { 200: Envelope(schemas.VerificationSchema), ...errorResponses(400, 401, 403, 404) },
       },

@@ -85,7 +85,7 @@ export async function visionReadRoutes(app: FastifyInstance, { vision }: { visio
       schema: {
         ...doc,
         summary: 'A model’s figures over a period, per camera, with threshold alerts',
-        description: `Summed from the per-minute figures every camera running the model synced (optionally one store's). Counts are sums; fps figures are means over the minutes; latency percentiles cannot be rebuilt from minutes, so each is the mean of the minutes' figures weighted by their inferences. Alerts per camera by spec 3's thresholds: camera_fps under 10 warning, under 5 critical; inference_latency_p99 over 500 ms warning, over 1000 ms critical. \`period\` default 24h, at most 30d. 404 MODEL_NOT_FOUND when no store of the tenant ever reported the model. ${READ_ROLES_NOTE}`,
+        description: `Summed from the per-minute figures every camera running the model synced (optionally one store's). Counts are sums; fps figures are means over the minutes; latency percentiles cannot be rebuilt from minutes, so each is the mean of the minutes' figures weighted by their inferences. Alerts per camera by these thresholds: camera_fps under 10 warning, under 5 critical; inference_latency_p99 over 500 ms warning, over 1000 ms critical. \`period\` default 24h, at most 30d. 404 MODEL_NOT_FOUND when no store of the tenant ever reported the model. ${READ_ROLES_NOTE}`,
         params: schemas.ModelParamsSchema,
         querystring: schemas.MetricsQuerySchema,
         response: { 200: Envelope(schemas.ModelMetricsSchema), ...errorResponses(400, 401, 403, 404) },

@@ -250,7 +250,7 @@ export const ModelMetricsSchema = Type.Object({
     }),
     {
       description:
-        'per camera, by spec 3’s thresholds: camera_fps under 10 warning, under 5 critical; inference_latency_p99 over 500 ms warning, over 1000 ms critical',
+        'per camera, by these thresholds: camera_fps under 10 warning, under 5 critical; inference_latency_p99 over 500 ms warning, over 1000 ms critical',
     },
   ),
 });
