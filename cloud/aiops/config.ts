@@ -9,18 +9,18 @@ export interface AiopsConfig {
   enabled: boolean;
   anomaly: {
     enabled: boolean;
-    /** `baseline_window`: days of hourly rollups a sample is judged against (spec: 30). */
+    /** `baseline_window`: days of hourly rollups a sample is judged against. */
     baselineDays: number;
-    /** `z_score_threshold` (spec: 3.0); severity is high from twice this. */
+    /** `z_score_threshold`; severity is high from twice this. */
     zScoreThreshold: number;
     /** Samples a baseline needs before anything is judged against it. */
     minBaselineSamples: number;
   };
   prediction: {
     enabled: boolean;
-    /** `forecast_horizon` in hours (spec: 24). */
+    /** `forecast_horizon` in hours. */
     horizonHours: number;
-    /** `confidence_threshold`: the R² a trend needs (spec: 0.8). */
+    /** `confidence_threshold`: the R² a trend needs. */
     confidenceThreshold: number;
     /** The recent raw points a trend is fitted over. */
     trendHours: number;
@@ -29,9 +29,9 @@ export interface AiopsConfig {
   };
   correlation: {
     enabled: boolean;
-    /** `time_window` in seconds (spec: 5 minutes). */
+    /** `time_window` in seconds. */
     windowSeconds: number;
-    /** `min_correlation_score` (spec: 0.7). */
+    /** `min_correlation_score`. */
     minScore: number;
     useDependencyGraph: boolean;
     /**

@@ -5,11 +5,11 @@ import { type Env, read } from '../config-env.ts';
 import { ConfigError } from '../config-error.ts';
 
 export interface RemediationOptions {
-  /** Environments where every remediation waits for an operator (spec: production by default). */
+  /** Environments where every remediation waits for an operator. */
   requireApproval: string[];
   /** Environments where low and medium risk actions may run without one. */
   autoApprove: string[];
-  /** Executions per target in a rolling hour, per rate group (spec: restart 3, scale 5). */
+  /** Executions per target in a rolling hour, per rate group. */
   rateLimits: { restart: number; scale: number };
 }
 

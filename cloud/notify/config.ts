@@ -11,7 +11,7 @@ export interface NotifyConfig {
   pollMs: number;
   /** Notifications sent at once by one worker. */
   concurrency: number;
-  /** Attempts per notification, the first included (the spec: 5). */
+  /** Attempts per notification, the first included. */
   maxAttempts: number;
   /** Back-off after the first failed attempt; doubles with each further one, up to retryMaxMs. */
   retryBaseMs: number;
