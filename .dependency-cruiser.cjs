@@ -8,6 +8,8 @@
  *   another module, or a composition root (a file directly under appliance/ or cloud/: app.ts,
  *   services.ts, main.ts, ...), imports it from there and nowhere else, so a module can
  *   reorganise its insides without its neighbours noticing.
+ * - Work that spans domains is a flow (appliance/flows, cloud/flows): flows import domains, and only
+ *   the composition roots import flows.
  * - shared/ is a library of contracts, one file each (a wire schema, the envelope, the MQTT
  *   topics, ...): every file in it is public, and there is no face to go through. A face over
  *   shared/devices would pull the X.509 code into everything that only wants a topic name.
@@ -60,6 +62,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^(appliance|cloud)/[^/]+\\.ts$' },
       to: { path: MODULE_INSIDE, pathNot: FACE },
+    },
+    {
+      name: 'domain-imports-flows',
+      comment:
+        'Flows sit above the domains and link them; a domain that imported a flow would depend on its neighbours through it.',
+      severity: 'error',
+      from: { path: '^(appliance|cloud)/[^/]+/', pathNot: '^(appliance|cloud)/flows/' },
+      to: { path: '^(appliance|cloud)/flows/' },
     },
     {
       name: 'product-imports-tools',

@@ -6,7 +6,7 @@ import { stopOnSignal } from '../shared/process/stop-on-signal.ts';
 import { buildApp } from './app.ts';
 import { type CloudConfig, ConfigError, loadCloudConfig } from './config.ts';
 import { openStore } from './db/index.ts';
-import { startFleet } from './fleet/index.ts';
+import { startFleet } from './flows/index.ts';
 import { type CloudServices, createCloudServices } from './services.ts';
 
 const KEY_CHECK_MS = 60 * 60_000;

@@ -7,6 +7,7 @@
 export { linkAiopsMetrics } from './aiops-metrics.ts';
 export { linkAlertIncidents, tenantUserOf } from './alert-incident.ts';
 export { linkEdgeAlerts } from './edge-alerts.ts';
+export { type Fleet, startFleet } from './fleet.ts';
 export { type CommandDispatch, createCommandDispatch } from './fleet-commands.ts';
 export { locationEvents } from './location-events.ts';
 export { deviceOrNothing, locationExists, locationName, tenantActive } from './lookups.ts';

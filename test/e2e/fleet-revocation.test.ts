@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadApplianceConfig } from '../../appliance/config.ts';
 import { enrolIfNeeded } from '../../appliance/identity/index.ts';
 import { type RunningAppliance, startAppliance } from '../../appliance/main.ts';
-import { type Fleet, startFleet } from '../../cloud/fleet/index.ts';
+import { type Fleet, startFleet } from '../../cloud/flows/index.ts';
 import { newId } from '../../shared/ids.ts';
 import { deviceTopic, storeChannelFilter } from '../../shared/mqtt/topics.ts';
 import { deviceKey } from '../cloud/devices/device-client.ts';
