@@ -1,3 +1,8 @@
+/**
+ * The store's side of sync: the worker that pushes the local change log to the cloud and pulls the
+ * cloud's changes back (with its replica of synced rows), and the sync status the kiosk shows and
+ * /v1/sync/status answers.
+ */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';

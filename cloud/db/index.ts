@@ -1,3 +1,8 @@
+/**
+ * The cloud's store: one Kysely API over SQLite or PostgreSQL (chosen by the URL), the migrations
+ * run before anything listens, prepared reads for the hot paths, and the dialects' differences
+ * (unique violations, transient conflicts) behind one interface.
+ */
 import { join } from 'node:path';
 import { type CompiledQuery, Kysely, Migrator, sql } from 'kysely';
 import type { KeyLookup } from './dialect/key-lookup.ts';

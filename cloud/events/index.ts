@@ -1,3 +1,7 @@
+/**
+ * The domain event log: events written inside the transaction that caused them, listed per tenant,
+ * and handed to its consumers (webhooks, alerting) in that same transaction.
+ */
 import type { Db } from '../db/index.ts';
 
 export interface DomainEventRow {
