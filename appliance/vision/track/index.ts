@@ -1,7 +1,7 @@
 /**
  * Multi-object tracking for a camera: one tracker per camera turns each frame's detections into
  * tracks with lasting ids (ByteTrack with a box Kalman filter). Zones are judged elsewhere, by a
- * track box's bottom centre (`anchorOf` in shared/vision/types.ts).
+ * track box's bottom centre (`anchorOf` in appliance/vision/types.ts).
  */
 export {
   defaultTrackerOptions,
