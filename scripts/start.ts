@@ -137,18 +137,21 @@ async function startDemoAppliance(
     },
   };
   appliance = await startAppliance(config, undefined, options);
-  if (process.env.DEMO_CAMERAS !== 'off')
-    // Rendering the clips takes a few seconds on first start: the store is serving meanwhile.
-    startDemoCameras(appliance.services.vision, applianceDir, pino({ level: 'info' })).catch(
-      (error: unknown) =>
-        process.stderr.write(`start: the demo cameras could not start: ${(error as Error).message}\n`),
-    );
+  // Rendering the clips takes a few seconds on first start: the store is serving meanwhile.
+  const cameras =
+    process.env.DEMO_CAMERAS === 'off'
+      ? Promise.resolve()
+      : startDemoCameras(appliance.services.vision, applianceDir, pino({ level: 'warn' })).catch(
+          (error: unknown) =>
+            process.stderr.write(`start: the demo cameras could not start: ${(error as Error).message}\n`),
+        );
   return {
     get appliance() {
       return appliance;
     },
     fellBack,
     fleetUrl,
+    cameras,
   };
 }
 
@@ -289,9 +292,13 @@ async function main() {
   const storeUrl = `http://${config.host}:${store.appliance.port}`;
   const storeNote = store.fellBack ? `   (port 8090 was taken; chose ${store.appliance.port})` : '';
   const { edge, fellBack: edgeFellBack } = await startDemoEdge(url, config);
-  process.stdout.write(banner(url, note));
-  process.stdout.write(edgeBanner(edge.port, edgeFellBack));
-  process.stdout.write(applianceBanner(storeUrl, storeNote, store.appliance, store.fleetUrl));
+  await store.cameras;
+  // Once everything is up, in one write: no log line can land in the middle of it.
+  process.stdout.write(
+    banner(url, note) +
+      edgeBanner(edge.port, edgeFellBack) +
+      applianceBanner(storeUrl, storeNote, store.appliance, store.fleetUrl),
+  );
   stopOnSignal(
     async () => {
       await edge.stop();

@@ -43,10 +43,12 @@ describe('npm start', () => {
     });
     child = system;
     let printed = '';
+    const chunks: string[] = [];
     const urls = await new Promise<{ cloud: string; store: string; mqtt: string; mqtts: string }>(
       (resolve, reject) => {
         system.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${printed}`)));
         system.stdout!.on('data', (chunk: Buffer) => {
+          chunks.push(chunk.toString());
           printed += chunk.toString();
           const cloud = /Cloud gateway\s+(http:\S+)/.exec(printed)?.[1];
           const store = /Demo store\s+(http:\S+)/.exec(printed)?.[1];
@@ -56,8 +58,31 @@ describe('npm start', () => {
         });
       },
     );
+    // The banner comes once everything is up, in one piece: no log line lands inside it.
+    const banner = chunks.find((chunk) => chunk.includes('Cloud gateway')) ?? '';
+    for (const line of [
+      'Edge router',
+      'Demo store',
+      'Store kiosk',
+      'Store MQTTS',
+      'Fleet broker',
+      'Try, at the store:',
+    ])
+      expect(banner, line).toContain(line);
+    expect(banner).toMatch(/drive-thru\/status -H "authorization: Bearer <access_token>"\n/);
+    expect(banner).not.toMatch(/^\{/m);
     // The enrolled demo appliance joins the fleet over TLS with its certificate.
     expect(printed).toMatch(/Fleet broker\s+mqtts:\/\/\S+/);
+    // The cloud's root says where to go next.
+    const front = (await (
+      await fetch(`${urls.cloud}/`, { headers: { accept: 'application/json' } })
+    ).json()) as {
+      data: { links: Record<string, string>; areas: Array<{ name: string; paths: string[] }> };
+    };
+    expect(front.data.links).toMatchObject({ docs: '/docs', openapi: '/openapi.json', health: '/health' });
+    expect(front.data.areas).toContainEqual({ name: 'sync', paths: ['/v1/sync'] });
+    const browser = await fetch(`${urls.cloud}/`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+    expect([browser.status, browser.headers.get('location')]).toEqual([302, '/docs']);
     // The operator UI is built and served by the store's appliance.
     expect(printed).toMatch(/Store kiosk\s+http:\S+\/kiosk\//);
     const kiosk = await fetch(`${urls.store}/kiosk/`);
