@@ -21,6 +21,12 @@ export interface MotionGateOptions {
   regions?: boolean;
   /** Changed cells a region needs to be reported; 2 unless set. */
   minRegionCells?: number;
+  /**
+   * A frame no cell of which is further than this from the previous frame's is still: the scene
+   * stopped changing, and the background becomes this frame at once; 2 unless set (below sensor
+   * noise on a cell's average, so a live camera rarely holds this still).
+   */
+  stillThreshold?: number;
 }
 
 export interface MotionResult {
@@ -36,10 +42,21 @@ interface FrameLike {
   data: Uint8Array;
 }
 
+/** Whether no cell moved further than `threshold` since the previous frame. */
+function stillSince(grey: Uint8Array, previous: Uint8Array, threshold: number) {
+  for (let i = 0; i < grey.length; i += 1) {
+    const difference = grey[i]! - previous[i]!;
+    if (difference > threshold || difference < -threshold) return false;
+  }
+  return true;
+}
+
 /**
  * A cheap frame-difference gate: each frame shrunk to a small grey image and compared with a
  * running-average background. The first frame only seeds the background and answers not moving;
- * the inference policy runs detection on a camera's first frame anyway.
+ * the inference policy runs detection on a camera's first frame anyway. A scene that changed and
+ * then holds still (a tray set down, a still picture) is motion once, not for the tens of frames
+ * the running average takes to follow it.
  */
 export function createMotionGate(options: MotionGateOptions = {}) {
   const width = options.width ?? 64;
@@ -48,7 +65,9 @@ export function createMotionGate(options: MotionGateOptions = {}) {
   const threshold = options.pixelThreshold ?? 12;
   const minChanged = Math.max(1, Math.ceil((options.minChangedFraction ?? 0.002) * cells));
   const rate = options.backgroundRate ?? 0.1;
+  const still = options.stillThreshold ?? 2;
   const grey = new Uint8Array(cells);
+  const previous = new Uint8Array(cells);
   const background = new Float32Array(cells);
   const mask = new Uint8Array(cells);
   const scratch = { labels: new Int32Array(cells), stack: new Int32Array(cells) };
@@ -76,11 +95,13 @@ export function createMotionGate(options: MotionGateOptions = {}) {
   return {
     check(frame: FrameLike): MotionResult {
       samplerFor(frame).sample(frame.data, grey);
-      if (!seeded) {
+      if (!seeded || stillSince(grey, previous, still)) {
         background.set(grey);
+        previous.set(grey);
         seeded = true;
         return { moving: false, score: 0 };
       }
+      previous.set(grey);
       let changed = 0;
       for (let i = 0; i < cells; i += 1) {
         const level = grey[i]!;

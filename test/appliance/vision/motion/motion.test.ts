@@ -120,6 +120,26 @@ describe('motion gate', () => {
     expect(gate.check(parked).moving).toBe(false);
   });
 
+  it('calls a change that then holds still motion once, not while the background catches up', () => {
+    const gate = createMotionGate();
+    gate.check(makeFrame(W, H));
+    const tray = makeFrame(W, H, { rect: { x: 200, y: 120, w: 240, h: 160 } });
+    expect(gate.check(tray).moving).toBe(true);
+    for (let i = 0; i < 30; i += 1) expect(gate.check(tray).moving, `frame ${i}`).toBe(false);
+    // And the next change is motion again.
+    expect(gate.check(makeFrame(W, H)).moving).toBe(true);
+  });
+
+  it('keeps calling a slow mover moving, though each frame differs little from the one before', () => {
+    const gate = createMotionGate();
+    gate.check(makeFrame(W, H, { rect: { x: 100, y: 100, w: 120, h: 80 } }));
+    const moving = Array.from(
+      { length: 20 },
+      (_, i) => gate.check(makeFrame(W, H, { rect: { x: 102 + i * 2, y: 100, w: 120, h: 80 } })).moving,
+    );
+    expect(moving.filter(Boolean).length).toBeGreaterThan(15);
+  });
+
   it('starts a new background when the frame size changes', () => {
     const gate = createMotionGate();
     gate.check(makeFrame(W, H));
