@@ -52,6 +52,6 @@ export const isEventType = (value: string): value is EventType =>
 export const isSubscriptionEventType = (value: string): value is SubscriptionEventType =>
   (SUBSCRIPTION_EVENT_TYPES as readonly string[]).includes(value);
 
-/** Money is kept in minor units; the spec's event shapes carry decimal currency units. */
+/** Money is kept in minor units; the documented event shapes carry decimal currency units. */
 export const toDecimal = (minor: number, exponent = 2): number =>
   Number((minor / 10 ** exponent).toFixed(exponent));

@@ -15,7 +15,7 @@ import type { ApplianceDatabase } from './index.ts';
 export type Operation = 'insert' | 'update' | 'delete';
 
 /**
- * Events only the store's own screens need: the kitchen's tickets are not in the spec's catalog,
+ * Events only the store's own screens need: the kitchen's tickets are not in the documented catalog,
  * so they travel the local feed like any event but sync never forwards them to the cloud.
  */
 export const LOCAL_EVENT_TYPES = ['kds.ticket_opened', 'kds.ticket_updated'] as const;

@@ -24,7 +24,7 @@ export const toInventoryItem = (row: InventoryItemRow) => ({
 
 export type InventoryItem = ReturnType<typeof toInventoryItem>;
 
-/** The spec's inventory data shape; `id` names this occurrence, `item_id` the stock item. */
+/** The documented inventory data shape; `id` names this occurrence, `item_id` the stock item. */
 const stockData = (movementId: string, item: InventoryItem) => ({
   id: movementId,
   item_id: item.id,

@@ -43,7 +43,7 @@ export const MENU_LIMITS = { nameLength: 100, descriptionLength: 1000 } as const
 
 const ITEM_FIELDS = ['category_id', 'name', 'description'] as const;
 
-/** The event payload for an item: prices in decimal currency units, as the spec's shapes carry money. */
+/** The event payload for an item: prices in decimal currency units, as the documented shapes carry money. */
 const itemData = (item: MenuItem) => ({
   id: item.id,
   category_id: item.category_id,

@@ -58,7 +58,7 @@ export interface OrderDeps {
 const lineTotal = (item: Pick<OrderItemRow, 'quantity' | 'unit_price_minor'>) =>
   item.quantity * item.unit_price_minor;
 
-/** The order as the API shows it: the spec's order data shape, plus what screens need. */
+/** The order as the API shows it: the documented order data shape, plus what screens need. */
 export function toOrder(order: OrderRow, items: OrderItemRow[]) {
   return {
     id: order.id,
@@ -90,7 +90,7 @@ export function toOrder(order: OrderRow, items: OrderItemRow[]) {
 
 export type Order = ReturnType<typeof toOrder>;
 
-/** Exactly the spec's "Order data" for order events. */
+/** Exactly the documented "Order data" for order events. */
 function eventData(order: Order, withOrigin = false) {
   const data: Record<string, unknown> = {
     id: order.id,

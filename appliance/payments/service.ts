@@ -26,7 +26,7 @@ export interface PaymentInput {
   transaction_id?: string | undefined;
 }
 
-/** The spec's payment data shape, plus the state screens need. */
+/** The documented payment data shape, plus the state screens need. */
 export const toPayment = (row: PaymentRow) => ({
   id: row.id,
   order_id: row.order_id,
@@ -45,7 +45,7 @@ export const toPayment = (row: PaymentRow) => ({
 
 export type Payment = ReturnType<typeof toPayment>;
 
-/** Exactly the spec's "Payment data" for payment events. */
+/** Exactly the documented "Payment data" for payment events. */
 const eventData = (payment: Payment) => ({
   id: payment.id,
   order_id: payment.order_id,

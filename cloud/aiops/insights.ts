@@ -1,4 +1,4 @@
-/** Insight rows and their public view: the spec's fields that apply to the type, plus bookkeeping. */
+/** Insight rows and their public view: the documented fields that apply to the type, plus bookkeeping. */
 import type { AiopsContext } from './context.ts';
 import type { AiopsInsightRow, InsightType } from './tables.ts';
 

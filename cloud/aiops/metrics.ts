@@ -32,7 +32,7 @@ export interface MetricSample {
 export const METRIC_NAME = /^[a-z][a-z0-9_.]{0,127}$/;
 export const MAX_SUBJECT = 200;
 
-/** The level a metric must not cross: capacity (full at 100 %) or spec 3's critical thresholds. */
+/** The level a metric must not cross: capacity (full at 100 %) or the critical thresholds. */
 export interface Limit {
   direction: 'above' | 'below';
   value: number;

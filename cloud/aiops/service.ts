@@ -115,7 +115,7 @@ export function createAiopsService(deps: AiopsDeps) {
       return { items, nextCursor: rows.length > page.limit ? items[items.length - 1]!.id : null };
     },
 
-    /** Confident trend forecasts of the tenant's recent series (spec 3's prediction records). */
+    /** Confident trend forecasts of the tenant's recent series (the prediction records). */
     async predictions(
       tenantId: string,
       filter: { metric?: string | undefined; subject?: string | undefined },

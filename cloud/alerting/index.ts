@@ -1,5 +1,5 @@
 /**
- * Alerting: ingest from any source with fingerprint dedupe, the spec's severity routing, escalation
+ * Alerting: ingest from any source with fingerprint dedupe, the documented severity routing, escalation
  * policies run by a persisted step worker, and maintenance windows. Owns the alerts, escalation
  * steps, policies and maintenance windows tables; notifies through notify, asks oncall who is on
  * call, and tells its listeners (incident flow, AIOps) of each new alert after it commits.

@@ -11,7 +11,7 @@ import type { AlertingService } from './service.ts';
 const doc = { tags: ['alerting'], security: [{ bearer: [] }] };
 const tenant = (request: FastifyRequest) => requireAuth(request).tenantId;
 
-/** Under /api/v1: the alerts (spec 3) and the alerting settings (policies, maintenance windows). */
+/** Under /api/v1: the alerts and the alerting settings (policies, maintenance windows). */
 export async function alertingRoutes(app: FastifyInstance, { alerting }: { alerting: AlertingService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const guard = { onRequest: app.authenticate(INCIDENT_ROLES) };

@@ -1,5 +1,5 @@
 /**
- * Who hears of an alert and how: the spec's severity table, a policy level's targets and channels,
+ * Who hears of an alert and how: the documented severity table, a policy level's targets and channels,
  * and the notification requests they make, each with a deterministic dedupe key so a replayed
  * step never notifies twice.
  */

@@ -1,5 +1,5 @@
 /**
- * The voice call's key menu (spec 3: acknowledge 1, escalate 2, details 3), answered when the
+ * The voice call's key menu (acknowledge 1, escalate 2, details 3), answered when the
  * provider posts the key a responder pressed. The answer's `say` is what the call reads out next.
  */
 import { NotFoundError } from '../../shared/http/errors.ts';

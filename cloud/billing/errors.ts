@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { CODES_BY_STATUS, createErrorHandler } from '../../shared/http/error-handler.ts';
 import { AppError } from '../../shared/http/errors.ts';
 
-/** Billing's error codes, rendered `{ error: <code>, message }` (spec 2). */
+/** Billing's error codes, rendered `{ error: <code>, message }`. */
 export const validationError = (message: string) => new AppError(400, 'validation_error', message);
 export const missingTenant = () =>
   new AppError(401, 'missing_tenant', 'The access token carries no tenant_id', {

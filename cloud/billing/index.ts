@@ -1,6 +1,6 @@
 /**
  * Billing: subscriptions, add-ons, discount codes, invoices, refunds, dunning, usage metering and
- * subscription lifecycle events (spec 2), served under /v1/billing in the billing error form
+ * subscription lifecycle events, served under /v1/billing in the billing error form
  * `{ error, message }`. Owns the billing_* tables; pause and resume go to the platform service.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';

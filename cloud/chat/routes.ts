@@ -18,7 +18,7 @@ const caller = (request: FastifyRequest) => {
 };
 
 /**
- * /api/v1/chat: any authenticated user of the tenant (spec 3 names no role). The WebSocket at
+ * /api/v1/chat: any authenticated user of the tenant (the API names no role). The WebSocket at
  * /api/v1/chat/ws is served by the service on the same HTTP server (socket.ts).
  */
 export async function chatRoutes(app: FastifyInstance, { chat }: { chat: ChatService }) {

@@ -53,7 +53,7 @@ export const EscalateBodySchema = Type.Object(
 );
 
 /**
- * An approval item (spec 3: "not shown"). `payload` is what will be done; `original_payload` what
+ * An approval item ("not shown"). `payload` is what will be done; `original_payload` what
  * was submitted (they differ after modify-and-approve). `decided_*` and `decision` record the final
  * decision; `escalated_*` an escalation before it.
  */

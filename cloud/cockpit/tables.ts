@@ -1,6 +1,6 @@
 import type { RemediationTables } from '../remediation/index.ts';
 
-/** What triggers an approval (spec 3's triggers by agent kind), plus our own remediations. */
+/** What triggers an approval (the triggers by agent kind), plus our own remediations. */
 export const APPROVAL_KINDS = [
   'transaction',
   'refund',

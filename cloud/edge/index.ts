@@ -1,5 +1,5 @@
 /**
- * The edge router (spec 1, "Edge routing layer" and "Limits"): its own process in front of the cloud
+ * The edge router: its own process in front of the cloud
  * gateway. It owns the tenant-from-host rule, the per-client limiter, forwarding of `/api/v1/*`
  * and WebSocket upgrades to the gateway, and `/static/*` from object storage.
  */

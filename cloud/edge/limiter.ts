@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 /**
- * The edge's per-client limiter (spec 1, "Limits"): at most 100 requests in any sliding 60-second
+ * The edge's per-client limiter: at most 100 requests in any sliding 60-second
  * window per client address. An exact sliding-window log, not an approximation: every admitted
  * request's time is kept until it leaves the window, and a refused one is not recorded. In memory
  * by default; in Redis (a sorted set per client, one atomic script) so router replicas count together.

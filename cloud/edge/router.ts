@@ -40,7 +40,7 @@ function clientOf(req: IncomingMessage) {
 }
 
 /**
- * The rules of spec 1 ("Edge routing layer"), in order. /health answers before the limiter: a
+ * The routing rules, in order. /health answers before the limiter: a
  * load balancer's probe must not spend, or be refused by, a client's budget. Every other request
  * is counted (L1, L2), then needs a tenant in its host (rule 2), then goes by its path.
  */

@@ -2,7 +2,7 @@ const TENANT_LABEL = /^[a-z0-9-]{1,63}$/;
 
 /**
  * The tenant of a request: the first label of its Host under the service domain
- * (`alpha.example.com` → `alpha`, `x.alpha.example.com` → `x`, any port ignored), as spec 1 words
+ * (`alpha.example.com` → `alpha`, `x.alpha.example.com` → `x`, any port ignored), as the API words
  * it. The label must already be lower-case letters, digits and hyphens; the domain compares
  * case-insensitively, as DNS does. The bare domain, another domain or an IP address name no tenant.
  */

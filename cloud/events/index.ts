@@ -10,7 +10,7 @@ export interface DomainEventRow {
   location_id: string | null;
   type: string;
   occurred_at: string;
-  /** JSON object in the spec's event data shape. */
+  /** JSON object in the documented event data shape. */
   data: string;
   received_at: string;
 }

@@ -74,7 +74,7 @@ export function createIdentity(options: IdentityOptions) {
     newId,
     issuer: options.issuer ?? 'Edge Appliance Cloud',
   });
-  /** The caller's profile in a tenant; the route's response schema keeps exactly the spec's fields. */
+  /** The caller's profile in a tenant; the route's response schema keeps exactly the documented fields. */
   const profile = (tenantId: string, userId: string) => tenancy.getMember(tenantId, userId);
   return { keys, tokens, sessions, login, mfa, profile };
 }

@@ -62,7 +62,7 @@ export const SessionSchema = Type.Object({
   end_reason: Nullable(Type.String()),
 });
 
-/** The spec's user profile: the member as its tenant sees it, less what only admins see. */
+/** The documented user profile: the member as its tenant sees it, less what only admins see. */
 export const ProfileSchema = Type.Omit(MemberSchema, ['has_password', 'has_pin', 'created_at']);
 
 export const FactorSchema = Type.Object({

@@ -1,6 +1,6 @@
 /**
  * Device alerts become incidents, whether a create request or a store's synced
- * `device.temperature_alert` event brings them: spec 3's device form of an incident.
+ * `device.temperature_alert` event brings them: the device form of an incident.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.ts';

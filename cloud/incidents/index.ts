@@ -1,7 +1,7 @@
 /**
  * Incidents: what goes wrong in a tenant's stores and who is on it. Owns the incidents, their
  * timeline, the alert-to-incident links and the runbook catalog; served under /v1/incidents
- * (spec 3's device form) and /api/v1/incidents (the title form, timeline and runbooks). Opens
+ * (the device form) and /api/v1/incidents (the title form, timeline and runbooks). Opens
  * incidents from a store's synced `device.temperature_alert` events through the event log's
  * consumers, in the transaction that records them. The chat incident flow
  * (cloud/flows/alert-incident.ts) opens them from fired alerts through the service.

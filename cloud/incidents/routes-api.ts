@@ -21,7 +21,7 @@ const actor = (request: FastifyRequest): Actor => ({
   ipAddress: request.ip,
 });
 
-/** /api/v1/incidents: spec 3's title form, the full record, its timeline and the runbook catalog. */
+/** /api/v1/incidents: the title form, the full record, its timeline and the runbook catalog. */
 export async function incidentApiRoutes(app: FastifyInstance, { incidents }: { incidents: IncidentService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const guard = { onRequest: app.authenticate(INCIDENT_ROLES) };

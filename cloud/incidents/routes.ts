@@ -25,7 +25,7 @@ const actor = (request: FastifyRequest): Actor => ({
   ipAddress: request.ip,
 });
 
-/** /v1/incidents: the device form of spec 3, the list, and an incident's transitions. */
+/** /v1/incidents: the device form of the API, the list, and an incident's transitions. */
 export async function incidentRoutes(app: FastifyInstance, { incidents }: { incidents: IncidentService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const guard = { onRequest: app.authenticate(INCIDENT_ROLES) };

@@ -214,7 +214,7 @@ export function createIncidentService(deps: IncidentDeps) {
       return { incident: toIncident(row), created };
     },
 
-    /** The title form (spec 3's incident create request); the runbook rule of runbooks.ts applies. */
+    /** The title form (the incident create request); the runbook rule of runbooks.ts applies. */
     async create(tenantId: string, input: NewIncidentBody, actor: Actor) {
       const at = now();
       const runbook = input.runbook_url

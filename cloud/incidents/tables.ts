@@ -6,7 +6,7 @@
 export const INCIDENT_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
 export type IncidentStatus = (typeof INCIDENT_STATUSES)[number];
 
-/** The severities the store's devices raise (spec 3: `high` and `critical` occur). */
+/** The severities the store's devices raise (`high` and `critical` occur). */
 export const INCIDENT_SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 export type IncidentSeverity = (typeof INCIDENT_SEVERITIES)[number];
 export const DEFAULT_SEVERITY: IncidentSeverity = 'high';

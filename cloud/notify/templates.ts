@@ -1,6 +1,6 @@
 /**
  * The words of a notification. Every channel's text starts with the severity label ("[P1 critical]"),
- * and alertMessage puts the service and title in the subject, as the spec's Events section asks.
+ * and alertMessage puts the service and title in the subject, as the documented Events section asks.
  */
 import type { Severity } from './types.ts';
 

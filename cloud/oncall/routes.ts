@@ -14,7 +14,7 @@ import * as schemas from './schemas.ts';
 import type { OncallService } from './service.ts';
 
 /**
- * /api/v1/oncall: spec 3's GET /schedule/{team}, and the schedules and overrides behind it (the spec
+ * /api/v1/oncall: GET /schedule/{team}, and the schedules and overrides behind it (the API
  * leaves their endpoints "not shown"; the console manages them). Managers and admins, as alerting.
  */
 export async function oncallRoutes(app: FastifyInstance, { oncall }: { oncall: OncallService }) {

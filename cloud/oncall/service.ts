@@ -16,7 +16,7 @@ export interface OncallDeps {
   newId: IdGenerator;
 }
 
-/** Who is on call for a team: spec 3's on-call schedule, the contract other modules use. */
+/** Who is on call for a team: the on-call schedule, the contract other modules use. */
 export interface OnCallNow {
   team: string;
   current: { primary: Person | null; secondary: Person | null };

@@ -8,14 +8,14 @@ export type ScheduleType = (typeof SCHEDULE_TYPES)[number];
 export const OVERRIDE_SLOTS = ['primary', 'secondary'] as const;
 export type OverrideSlot = (typeof OVERRIDE_SLOTS)[number];
 
-/** PTO coverage, a shift swap, an emergency stand-in, holiday cover: the spec's four kinds. */
+/** PTO coverage, a shift swap, an emergency stand-in, holiday cover: the documented four kinds. */
 export const OVERRIDE_KINDS = ['pto', 'swap', 'emergency', 'holiday'] as const;
 export type OverrideKind = (typeof OVERRIDE_KINDS)[number];
 
 export interface OncallScheduleRow {
   id: string;
   tenant_id: string;
-  /** Unique per tenant: what alerting and the spec's GET /schedule/{team} look schedules up by. */
+  /** Unique per tenant: what alerting and the documented GET /schedule/{team} look schedules up by. */
   team: string;
   type: ScheduleType;
   time_zone: string;

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { validationDetails } from '../../shared/http/error-handler.ts';
 import { AppError } from '../../shared/http/errors.ts';
 
-/** The P&L area's errors: every body is `{ detail: <string> }` (spec 2). */
+/** The P&L area's errors: every body is `{ detail: <string> }`. */
 export const pnlErrors = {
   invalid: (detail: string) => new AppError(400, 'INVALID_REQUEST', detail),
   tenantRequired: () => new AppError(400, 'TENANT_REQUIRED', 'Tenant ID required'),
@@ -19,7 +19,7 @@ export const pnlErrors = {
   tooFewBrands: () => new AppError(400, 'TOO_FEW_BRANDS', 'At least 2 brands required for comparison'),
 };
 
-/** A report's unexpected failure, named per endpoint as spec 2 words it, followed by the error's text. */
+/** A report's unexpected failure, named per endpoint as the API words it, followed by the error's text. */
 export async function reportFailure<T>(prefix: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();

@@ -118,7 +118,7 @@ export const BLOCK_FIELDS = {
     'other',
     'total_operating_expenses',
   ],
-  /** The custom report's operating-expense block, as spec 2 names its fields. */
+  /** The custom report's operating-expense block, as the API names its fields. */
   custom_operating_expenses: [
     'labor_cost',
     'occupancy_cost',

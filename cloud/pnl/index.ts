@@ -1,5 +1,5 @@
 /**
- * Profit and loss (spec 2, /api/v1/pnl): statements for the tenant, a brand, a region, brand
+ * Profit and loss (/api/v1/pnl): statements for the tenant, a brand, a region, brand
  * comparisons, custom reports and trends, answered from daily rollups per location kept as the
  * stores' orders, items, payments and punches arrive by sync (cloud/flows/pnl-sync.ts), and from
  * the finance ledger (expenses, wage rates, stock item costs, beverage classes, budgets) recorded

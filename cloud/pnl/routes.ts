@@ -8,7 +8,7 @@ import type { PnlService } from './service.ts';
 const doc = { tags: ['pnl'], security: [{ bearer: [] }] };
 const reportErrors = s.pnlErrorResponses(400, 401, 403, 404, 500);
 
-/** The reports and catalogs of spec 2 under /api/v1/pnl. */
+/** The reports and catalogs of the API under /api/v1/pnl. */
 export async function pnlReportRoutes(app: FastifyInstance, { pnl }: { pnl: PnlService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const guard = { onRequest: pnlGuard(app, PNL_READER_ROLES) };

@@ -422,7 +422,7 @@ export function createPnlService(deps: PnlServiceDeps) {
     });
   }
 
-  // Whatever fails while a report is worked out answers 500 with the endpoint's words (spec 2).
+  // Whatever fails while a report is worked out answers 500 with the endpoint's words.
   return {
     consolidated: (tenantId: string, body: Parameters<typeof consolidated>[1]) =>
       reportFailure('Failed to generate P&L', () => consolidated(tenantId, body)),

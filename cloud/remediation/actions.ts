@@ -1,6 +1,6 @@
 import type { Risk } from './tables.ts';
 
-/** Which hourly limit an action counts against (spec 3: restart 3 per hour, scale 5 per hour). */
+/** Which hourly limit an action counts against (restart 3 per hour, scale 5 per hour). */
 export type RateGroup = 'restart' | 'scale';
 
 /**

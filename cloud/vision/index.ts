@@ -1,7 +1,7 @@
 /**
  * Vision in the cloud: what the stores' camera pipelines sync up (camera states, detections,
  * drive-thru tracks and lane states, order verifications, per-minute model figures, occupancy),
- * answered per tenant under /api/vision and /v1/vision (spec 3), and the settings and calibration
+ * answered per tenant under /api/vision and /v1/vision, and the settings and calibration
  * the cloud asks of a store, sent to its appliance as fleet commands of the device registry. Owns
  * the vision_* tables; synced rows reach it through cloud/flows/vision.ts. Model sync
  * (cloud/vision/models/) is its own plugin.

@@ -1,5 +1,5 @@
 /**
- * Settings the cloud asks of a store's appliance (spec 3, "Vision and edge settings"), carried as
+ * Settings the cloud asks of a store's appliance, carried as
  * fleet `settings` commands through the device registry, and calibration. A section sent replaces
  * the one stored at the store (a setting left out goes back to its default), so what the store
  * will run is the defaults filled in under what was sent. The request is kept as awaited until

@@ -18,7 +18,7 @@ export type TrackOutcome = (typeof TRACK_OUTCOMES)[number];
 export const VERIFICATION_TRIGGERS = SYNC_TABLES.vision_verifications.enums.trigger;
 export type VerificationTrigger = (typeof VERIFICATION_TRIGGERS)[number];
 
-/** The three settings sections of spec 3 ("Vision and edge settings"). */
+/** The three settings sections: edge, drive-thru and cameras. */
 export const SETTINGS_SECTIONS = ['camera', 'drive_thru', 'edge'] as const;
 export type SettingsSection = (typeof SETTINGS_SECTIONS)[number];
 

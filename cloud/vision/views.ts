@@ -1,4 +1,4 @@
-/** Rows as the API shows them: parsed JSON, booleans, and the spec's record fields. */
+/** Rows as the API shows them: parsed JSON, booleans, and the documented record fields. */
 import { finite, parseJson } from './synced.ts';
 import type {
   VisionCameraRow,

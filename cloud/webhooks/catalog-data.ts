@@ -207,7 +207,7 @@ export const SUBSCRIPTION_CATALOG: readonly CatalogCategory[] = Object.entries(E
   }),
 );
 
-// Customer, reservation and loyalty events have no source in the platform yet and the spec shows
+// Customer, reservation and loyalty events have no source in the platform yet and the API shows
 // no data for them, so they carry no example: an invented one would read as a promise.
 export const ADMIN_CATALOG: readonly CatalogCategory[] = [
   {

@@ -18,7 +18,7 @@ function previousSecret(subscription: WebhookSubscriptionRow, now: Date): string
 
 /**
  * Form A lists one `v1` per secret in its one header, as Stripe does while a secret is rolled.
- * Form B's value holds exactly one signature, so the new secret signs the spec's header (what a
+ * Form B's value holds exactly one signature, so the new secret signs the documented header (what a
  * receiver that took `new_secret` checks) and the old one signs a header of its own.
  */
 function signatureHeaders(

@@ -11,7 +11,7 @@ const MAX_RETRY_AFTER_SECONDS = 86_400;
 
 export type AnswerClass = 'success' | 'final' | 'retry';
 
-/** The spec's retry table: 2xx done; 4xx other than 429 final; 429, 5xx and time-outs retried. */
+/** The documented retry table: 2xx done; 4xx other than 429 final; 429, 5xx and time-outs retried. */
 export function classifyAnswer(status: number | undefined): AnswerClass {
   if (status === undefined) return 'retry';
   if (status >= 200 && status < 300) return 'success';

@@ -17,7 +17,7 @@ export const DeliveryIdParamsSchema = Type.Object({
   delivery_id: Type.String({ minLength: 1, maxLength: 64 }),
 });
 
-// No length bounds here: an empty or overlong URL is the spec's `invalid_url`, which the URL check
+// No length bounds here: an empty or overlong URL is the documented `invalid_url`, which the URL check
 // answers (at most 2048 characters), not a schema INVALID_REQUEST.
 const Url = Type.String({ description: 'http(s) URL of the receiver, at most 2048 characters' });
 const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {

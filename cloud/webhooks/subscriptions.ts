@@ -82,7 +82,7 @@ export function createSubscriptions(deps: SubscriptionDeps) {
   ) {
     return {
       timeout_seconds: settings.timeout_seconds ?? row?.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS,
-      // The subscription interface's schedule is fixed by the spec: seven attempts.
+      // The subscription interface's schedule is fixed by the API: seven attempts.
       max_attempts:
         iface === 'subscription'
           ? SUBSCRIPTION_SCHEDULE_SECONDS.length

@@ -4,10 +4,10 @@
  * and the bench measures:
  *   - message delivery latency, POST /api/v1/chat/channels/{id}/messages → the `message` frame
  *     on each member's socket, for team channels of 10, with only 100 connections open (the
- *     baseline, same run) and then with all of them (spec: p50 < 50 ms, p99 < 100 ms);
+ *     baseline, same run) and then with all of them (target: p50 < 50 ms, p99 < 100 ms);
  *   - fan-out: a message to an all-hands channel of every connected person;
  *   - incident channel creation: createIncidentChannel + the summary post + the incident frame,
- *     in the cloud's process (spec: < 500 ms), and until the frame reaches the responders.
+ *     in the cloud's process (target: < 500 ms), and until the frame reaches the responders.
  * The cloud runs its heartbeat every 10 s so its pings fall inside the measured phases, and it
  * reports on stderr every event-loop stall over 200 ms (the fan-out to everyone causes some).
  */

@@ -75,7 +75,7 @@ export const errorBodies: Record<ErrorFormat, (e: RenderedError) => unknown> = {
     meta: { request_id: e.requestId },
   }),
   pnl: (e) => ({ detail: e.details.length > 0 ? e.details : e.message }),
-  // Billing's codes are the shared ones in lower case (spec 2's `invalid_request`, `not_found`).
+  // Billing's codes are the shared ones in lower case (`invalid_request`, `not_found`).
   billing: (e) => ({ error: e.code.toLowerCase(), message: e.message }),
 };
 

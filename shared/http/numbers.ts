@@ -27,7 +27,7 @@ export const Counter = (options: NumberOptions = {}): TInteger =>
 export const MinorUnits = (options: NumberOptions = {}): TInteger =>
   Type.Integer({ minimum: 0, maximum: MAX_MINOR_UNITS, ...options });
 
-/** Currency units, as the spec's decimal amounts are written (services check the decimals). */
+/** Currency units, as the documented decimal amounts are written (services check the decimals). */
 export const CurrencyUnits = (options: NumberOptions = {}): TNumber =>
   Type.Number({ minimum: 0, maximum: MAX_CURRENCY_UNITS, ...options });
 

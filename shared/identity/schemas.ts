@@ -14,7 +14,7 @@ export const TenantSlugSchema = Type.String({ minLength: 1, maxLength: 63 });
 
 const PinSchema = Type.String({ pattern: '^[0-9]{6}$', description: 'exactly 6 digits' });
 
-/** `identifier`/`pin` are the spec's names; `email`/`code` its accepted aliases. */
+/** `identifier`/`pin` are the documented names; `email`/`code` its accepted aliases. */
 export const PinLoginSchema = Type.Object(
   {
     identifier: Type.Optional(

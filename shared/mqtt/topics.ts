@@ -16,7 +16,7 @@ export const DEVICE_PUBLISH_CHANNELS: readonly DeviceChannel[] = ['status', 'tel
 
 export type QoS = 0 | 1 | 2;
 
-/** The spec's QoS per channel; commands and their acknowledgements must not be lost either. */
+/** The documented QoS per channel; commands and their acknowledgements must not be lost either. */
 export const CHANNEL_QOS: Record<DeviceChannel, QoS> = {
   status: 0,
   telemetry: 1,

@@ -132,7 +132,7 @@ export const SYNC_TABLES = {
       available: 'integer',
       updated_at: 'text',
     },
-    why: 'As the spec says: prices and items are head office’s to decide.',
+    why: 'By design: prices and items are head office’s to decide.',
   },
   location_settings: {
     strategy: 'server_wins',
@@ -224,7 +224,7 @@ export const SYNC_TABLES = {
       created_at: 'text',
     },
     enums: { kind: ['clock_in', 'clock_out', 'break_start', 'break_end'] },
-    why: 'As the spec says: a manager at the store and payroll at head office both edit punches, and neither edit may be lost.',
+    why: 'By design: a manager at the store and payroll at head office both edit punches, and neither edit may be lost.',
   },
   staff: {
     strategy: 'server_wins',

@@ -1,7 +1,7 @@
 /**
  * The two envelopes events are published in: form A on the subscription interface,
  * form B on the admin interface. Receivers may hash or diff the raw body, so each builder writes
- * its keys in the spec's order, and the schemas document exactly these fields.
+ * its keys in the documented order, and the schemas document exactly these fields.
  */
 import { type Static, Type } from '@sinclair/typebox';
 

@@ -1,6 +1,6 @@
 /**
  * Webhook signatures, both published forms. Senders and receivers share this module so a
- * receiver-side check in tests is the same code a customer would write from the spec.
+ * receiver-side check in tests is the same code a customer would write from the published rules.
  *
  * Form A (subscription interface): `t=<unix seconds>,v1=<hex>` over `<t>.<raw body>` (Stripe's
  * layout, so Stripe's own verifier accepts it). During a secret rotation the header carries one
@@ -9,7 +9,7 @@
  * Form B (admin interface): exactly one `sha256=<hex>` over `<timestamp>.<payload>`, a value with no
  * room for a list. During a rotation the new secret signs `X-Service-Signature`, and the old one
  * signs `X-Service-Signature-Previous` in the same form, so a receiver holding either secret
- * accepts the delivery and one that reads only the spec's header sees a spec value.
+ * accepts the delivery and one that reads only the documented header sees a valid value.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -23,7 +23,7 @@ export const SIGNATURE_HEADER = 'x-service-signature';
 /** Form B during a rotation's grace period: the rotated-out secret's signature. */
 export const PREVIOUS_SIGNATURE_HEADER = 'x-service-signature-previous';
 
-/** The spec's "webhook signature age accepted". */
+/** The documented "webhook signature age accepted". */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/i;
@@ -135,7 +135,7 @@ export function verifyFormA(
   );
 }
 
-/** What the spec's verify-signature call takes, and the receiver's clock. */
+/** What the documented verify-signature call takes, and the receiver's clock. */
 type FormBInput = {
   payload: string;
   signature: string;
@@ -151,7 +151,7 @@ function formBDigest(signature: string): string[] {
   return match ? [match[1]!] : [];
 }
 
-/** Checks one form B value, as the spec writes it: `sha256=<hex>`, compared in constant time. */
+/** Checks one form B value, as written: `sha256=<hex>`, compared in constant time. */
 export function verifyFormB(input: FormBInput): SignatureCheck {
   const { payload, signature, timestamp, secret, nowSeconds } = input;
   const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;

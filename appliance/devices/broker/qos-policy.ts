@@ -1,5 +1,5 @@
 /**
- * The spec's QoS per channel (shared/mqtt/topics.ts: alerts 2, telemetry 1, status 0, commands
+ * The documented QoS per channel (shared/mqtt/topics.ts: alerts 2, telemetry 1, status 0, commands
  * and acknowledgements 1) is the QoS a device topic's message travels at from the broker on,
  * whatever it was published with. A publish below its channel's QoS is still accepted (MQTT
  * 3.1.1 has no way to refuse it, and an alert that arrived must not be dropped for how it was

@@ -62,7 +62,7 @@ export function createDeviceAlerts(deps: AlertDeps) {
           location_id: device.location_id,
           severity: 'high',
           description: alert.description,
-          // Beyond the spec's form: the cloud names the device by it in the incident's title.
+          // Beyond the documented form: the cloud names the device by it in the incident's title.
           device_type: device.device_type,
         })
       : null;

@@ -1,4 +1,4 @@
-/** Occupancy: the dining room's people against capacity and the parking lot's spaces, as the spec's record. */
+/** Occupancy: the dining room's people against capacity and the parking lot's spaces, as the documented record. */
 export {
   createOccupancy,
   type OccupancyOptions,

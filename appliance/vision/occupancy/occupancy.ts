@@ -1,6 +1,6 @@
 /**
  * Occupancy: people in the dining room against its capacity, and parking spaces occupied against
- * the lot's total, as the spec's occupancy record.
+ * the lot's total, as the documented occupancy record.
  *
  * A person is in the dining room when their box's bottom centre (where they meet the floor) is in
  * the dining zone. A parking space is covered when some vehicle box covers at least half of the

@@ -25,7 +25,7 @@ const REPLACES =
 
 const listCameras = (vision: VisionRegistry) => ({ cameras: vision.listCameras().map(cameraRecord) });
 
-/** `/api/vision`: the spec's camera list, for everyone on shift. */
+/** `/api/vision`: the documented camera list, for everyone on shift. */
 export async function visionApiRoutes(app: FastifyInstance, { vision }: VisionRoutesOptions) {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/cameras',

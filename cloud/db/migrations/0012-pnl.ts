@@ -10,7 +10,7 @@ const table = (db: Kysely<unknown>, name: string, columns: (t: Builder) => Build
 const scoped = (t: Builder) =>
   t.addColumn('tenant_id', 'text', (c) => c.notNull()).addColumn('location_id', 'text', (c) => c.notNull());
 
-/** Profit and loss: facts of synced rows, daily rollups, and the finance ledger (spec 2). */
+/** Profit and loss: facts of synced rows, daily rollups, and the finance ledger. */
 export async function up(db: Kysely<unknown>) {
   await table(
     db,
