@@ -105,7 +105,7 @@ export const ResponderSchema = Type.Object({
   invited: Type.Boolean({ description: 'false: not a user of the tenant, notified only' }),
 });
 
-/** The whole incident record of /api/v1/incidents (spec 3 shows none of it beyond the request). */
+/** The whole incident record of /api/v1/incidents (the request is all the API documents of it). */
 export const IncidentRecordSchema = Type.Composite([
   IncidentSchema,
   Type.Object({

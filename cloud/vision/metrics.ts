@@ -1,6 +1,6 @@
 /**
  * A model's figures over a period, summed from the minutes each store's cameras synced, and the
- * spec's operational thresholds on them (camera_fps, inference_latency_p99). A percentile of a
+ * documented operational thresholds on them (camera_fps, inference_latency_p99). A percentile of a
  * period cannot be rebuilt from the minutes' percentiles; the mean of the minutes' figures, each
  * weighted by the inferences it stands for, is what is answered (a busy minute counts for more).
  */
