@@ -12,7 +12,6 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.ts';
-import { createLanes } from '../../shared/lanes.ts';
 import type { AlertFired } from '../alerting/index.ts';
 import type {
   AlertSnapshot,
@@ -25,6 +24,7 @@ import type {
 } from '../incidents/index.ts';
 import type { Person } from '../oncall/index.ts';
 import type { TenancyService } from '../tenancy/index.ts';
+import { createLanes } from './lanes.ts';
 
 export interface AlertIncidentDeps {
   alerting: {
@@ -72,7 +72,7 @@ export interface AlertChange {
 
 const SWEEP_BATCH = 100;
 const DURATIONS_KEPT = 100;
-/** Alerts whose incident flow runs at once; in a storm the rest wait their turn (see shared/lanes.ts). */
+/** Alerts whose incident flow runs at once; in a storm the rest wait their turn (see lanes.ts). */
 const FLOW_LANES = 4;
 
 const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);

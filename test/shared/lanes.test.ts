@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLanes } from '../../shared/lanes.ts';
+import { createLanes } from '../../cloud/flows/lanes.ts';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
