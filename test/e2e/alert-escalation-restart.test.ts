@@ -4,28 +4,26 @@
  * pages. Killed between levels and started again, the cloud goes on escalating, each level paged
  * exactly once; with two cloud processes on one PostgreSQL schema, no escalation step runs twice.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kysely, sql } from 'kysely';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCloudConfig } from '../../cloud/config.ts';
-import { createDialect } from '../../cloud/db/dialect/pg.ts';
 import { openStore, type Store } from '../../cloud/db/index.ts';
 import { createCloudServices } from '../../cloud/services.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
 import { kill, type Started, startProcess, waitFor } from '../support/processes.ts';
-import { backends } from '../support/stores.ts';
+import { backends, cloudStoreEnv } from '../support/stores.ts';
 
 const PASSWORD = 'correct-horse-battery';
-/** 6 s per level: long enough to kill and restart between levels. */
-const LEVEL_MINUTES = 0.1;
+/** 3 s per level, the shortest a policy takes: a kill lands between levels all the same. */
+const LEVEL_MINUTES = 0.05;
+const LEVEL_MS = LEVEL_MINUTES * 60_000;
 
 interface Sms {
   to: string;
@@ -86,19 +84,11 @@ describe.each(backends)('alert escalation across cloud restarts on %s', (backend
   /** A store with a tenant, an admin and the policy, made beside the cloud processes. */
   async function rig(levels: number, alerts = 1) {
     const dataDir = mkdtempSync(join(tmpdir(), 'alert-restart-'));
-    const schema = backend === 'pg' ? `e2e_${randomBytes(6).toString('hex')}` : undefined;
-    closers.push(async () => {
-      rmSync(dataDir, { recursive: true, force: true });
-      if (!schema) return;
-      const admin = new Kysely<unknown>({ dialect: createDialect(process.env.TEST_DATABASE_URL!) });
-      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(admin);
-      await admin.destroy();
-    });
+    closers.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     const provider = await smsProvider();
     closers.push(provider.close);
     const env: Record<string, string> = {
-      DATA_DIR: dataDir,
-      ...(schema ? { DATABASE_URL: process.env.TEST_DATABASE_URL!, DATABASE_SCHEMA: schema } : {}),
+      ...(await cloudStoreEnv(backend, dataDir)),
       LOG_LEVEL: 'info',
       CLOUD_RATE_LIMIT: 'false',
       ALERTING_POLL_MS: '100',
@@ -127,7 +117,7 @@ describe.each(backends)('alert escalation across cloud restarts on %s', (backend
         roles: ['tenant_admin'],
       });
       await services.alerting.settings.policies.create(tenant.id, policy(levels, alerts));
-      return { env, provider, tenantId: tenant.id, dataDir, schema };
+      return { env, provider, tenantId: tenant.id, dataDir };
     } finally {
       await store.close();
     }
@@ -185,7 +175,7 @@ describe.each(backends)('alert escalation across cloud restarts on %s', (backend
       if (level === LEVELS) break;
       // Killed mid-escalation: level `level` paged, the next one pending; down past its time-out.
       await kill(process.child);
-      await sleep(level === 1 ? 7_000 : 1_000);
+      await sleep(level === 1 ? LEVEL_MS + 1_000 : 1_000);
       process = await cloud(env);
     }
     // Nothing more comes: the last level has no time-out.

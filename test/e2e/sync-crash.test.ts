@@ -3,18 +3,15 @@
  * backlog and in the middle of applying pulled pages, the cloud killed in the middle of applying
  * batches. Real processes, real stores on disk (and PostgreSQL when configured), real HTTP.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApplianceServices } from '../../appliance/app.ts';
 import { loadApplianceConfig } from '../../appliance/config.ts';
 import { openApplianceDb } from '../../appliance/db/index.ts';
 import { type CloudConfig, loadCloudConfig } from '../../cloud/config.ts';
-import { createDialect } from '../../cloud/db/dialect/pg.ts';
 import { openStore, type Store } from '../../cloud/db/index.ts';
 import { createCloudServices } from '../../cloud/services.ts';
 import { systemClock } from '../../shared/clock.ts';
@@ -22,7 +19,7 @@ import { isEventType } from '../../shared/events.ts';
 import { createSecretHasher } from '../../shared/identity/secrets.ts';
 import { newId } from '../../shared/ids.ts';
 import { kill, type Started, startProcess, waitFor } from '../support/processes.ts';
-import { backends } from '../support/stores.ts';
+import { backends, cloudStoreEnv } from '../support/stores.ts';
 
 const hasher = createSecretHasher({ memoryCost: 1024, timeCost: 1 });
 const BACKLOG_ORDERS = 1000;
@@ -41,19 +38,16 @@ interface Rig {
   stock: string;
   applianceDir: string;
   dirs: string[];
-  schema?: string;
 }
 
 /** The cloud's store, set up as provisioning would: a tenant, a store, its appliance's credential. */
 async function createRig(backend: 'sqlite' | 'pg'): Promise<Rig> {
   const cloudDir = mkdtempSync(join(tmpdir(), 'sync-crash-cloud-'));
-  const schema = backend === 'pg' ? `crash_${randomBytes(5).toString('hex')}` : undefined;
   const cloudEnv: Record<string, string> = {
-    DATA_DIR: cloudDir,
+    ...(await cloudStoreEnv(backend, cloudDir)),
     CLOUD_HOST: '127.0.0.1',
     CLOUD_RATE_LIMIT: 'false',
     LOG_LEVEL: 'info',
-    ...(schema ? { DATABASE_URL: process.env.TEST_DATABASE_URL!, DATABASE_SCHEMA: schema } : {}),
   };
   const cloudConfig = { ...loadCloudConfig(cloudEnv), hashing: { memoryCost: 1024, timeCost: 1 } };
   const store = await openCloudStore(cloudConfig);
@@ -117,7 +111,6 @@ async function createRig(backend: 'sqlite' | 'pg'): Promise<Rig> {
       stock,
       applianceDir: mkdtempSync(join(tmpdir(), 'sync-crash-appliance-')),
       dirs: [cloudDir],
-      ...(schema ? { schema } : {}),
     };
   } finally {
     await store.close();
@@ -129,10 +122,6 @@ const openCloudStore = (config: CloudConfig): Promise<Store> =>
 
 async function destroyRig(rig: Rig) {
   for (const dir of [...rig.dirs, rig.applianceDir]) rmSync(dir, { recursive: true, force: true });
-  if (!rig.schema) return;
-  const admin = new Kysely<unknown>({ dialect: createDialect(process.env.TEST_DATABASE_URL!) });
-  await sql`drop schema if exists ${sql.id(rig.schema)} cascade`.execute(admin);
-  await admin.destroy();
 }
 
 const startCloud = (rig: Rig, port = 0) =>

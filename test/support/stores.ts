@@ -33,7 +33,7 @@ export async function openTestStore(backend: 'sqlite' | 'pg'): Promise<TestStore
 
 async function openSqliteStore(): Promise<Store> {
   const dir = mkdtempSync(join(tmpdir(), 'cloud-store-'));
-  copyFileSync(inject('storeTemplates').sqlite, join(dir, 'cloud.sqlite'));
+  copySqliteStore(dir);
   const store = await openStore({ dataDir: dir });
   return {
     ...store,
@@ -49,10 +49,37 @@ async function openSqliteStore(): Promise<Store> {
  * database forces a checkpoint, seconds on a busy disk, so the run's teardown drops them all at once.
  */
 async function openPostgresStore(): Promise<Store> {
+  const { url, schema } = await createTestDatabase();
+  return openStore({ dataDir: '', databaseUrl: url, schema });
+}
+
+/** A migrated PostgreSQL database of its own, for a store or a process (DATABASE_URL, DATABASE_SCHEMA). */
+export async function createTestDatabase() {
   const { template, prefix } = inject('storeTemplates').pg!;
   const name = `${prefix}${randomBytes(6).toString('hex')}`;
   await withAdmin(databaseUrl!, (db) =>
     sql`create database ${sql.id(name)} template ${sql.id(template)}`.execute(db),
   );
-  return openStore({ dataDir: '', databaseUrl: withDatabase(databaseUrl!, name), schema: TEMPLATE_SCHEMA });
+  return { url: withDatabase(databaseUrl!, name), schema: TEMPLATE_SCHEMA };
+}
+
+/** Puts a migrated cloud store where a cloud with DATA_DIR=`dir` opens it. */
+export function copySqliteStore(dir: string) {
+  copyFileSync(inject('storeTemplates').sqlite, join(dir, 'cloud.sqlite'));
+}
+
+/**
+ * The environment of a cloud process (or of this process's own store) on a fresh migrated store:
+ * a database of its own on PostgreSQL, else a SQLite file in `dataDir`.
+ */
+export async function cloudStoreEnv(
+  backend: 'sqlite' | 'pg',
+  dataDir: string,
+): Promise<Record<string, string>> {
+  if (backend === 'sqlite') {
+    copySqliteStore(dataDir);
+    return { DATA_DIR: dataDir };
+  }
+  const { url, schema } = await createTestDatabase();
+  return { DATA_DIR: dataDir, DATABASE_URL: url, DATABASE_SCHEMA: schema };
 }
