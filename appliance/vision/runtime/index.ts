@@ -52,7 +52,9 @@ export function createVisionRuntimeFor(
       changes: services.changes,
       registry: services.vision,
       history: services.visionHistory,
-      events: createEventPoller(deps.db),
+      // Orders ready and paid, for verification: a quarter second late is soon enough, and the
+      // appliance need not read its events table forty times a second while the store is quiet.
+      events: createEventPoller(deps.db, 250),
       orders: services.orders,
       location: services.location,
       clock: deps.clock,
