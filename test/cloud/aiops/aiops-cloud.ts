@@ -1,4 +1,4 @@
-import { type TestCloud, twoTenantCloud } from '../../support/cloud.ts';
+import { seedTenant, type TestCloud, twoTenantCloud } from '../../support/cloud.ts';
 import { caller, type Member, member } from '../devices/device-client.ts';
 
 export { expectError, expectOk } from '../devices/device-client.ts';
@@ -10,6 +10,8 @@ const anyMethod = (m: Member) => m.call as unknown as AnyCall;
 
 export const BASE = '/api/v1/alerting/aiops';
 
+let soloTenants = 0;
+
 /** Two tenants, each with an admin; A also has a manager and a staff member. No worker runs. */
 export async function aiopsCloud(backend: 'sqlite' | 'pg', start = '2026-05-04T00:00:00.000Z') {
   const { cloud, a, b } = await twoTenantCloud(backend);
@@ -20,10 +22,20 @@ export async function aiopsCloud(backend: 'sqlite' | 'pg', start = '2026-05-04T0
     staffA: await member(cloud, a.tenant.id, 'staff@alpha.test', ['staff']),
     adminB: await member(cloud, b.tenant.id, 'admin@bravo.test', ['tenant_admin']),
   };
+  const signedIn: Member[] = Object.values(people);
   /** Moves the clock and signs everyone in again (access tokens live an hour). */
   async function advance(ms: number) {
     cloud.clock.advance(ms);
-    for (const person of Object.values(people)) await person.refresh();
+    for (const person of signedIn) await person.refresh();
+  }
+  /** A tenant of its own with an admin and a staff member: a test that counts what it made sees nobody else's. */
+  async function soloTenant() {
+    const slug = `solo-${++soloTenants}`;
+    const seeded = await seedTenant(cloud.services, slug);
+    const admin = await member(cloud, seeded.tenant.id, `admin@${slug}.test`, ['tenant_admin']);
+    const staff = await member(cloud, seeded.tenant.id, `staff@${slug}.test`, ['staff']);
+    signedIn.push(admin, staff);
+    return { a: seeded, adminA: anyMethod(admin), staffA: anyMethod(staff) };
   }
   return {
     cloud,
@@ -35,10 +47,12 @@ export async function aiopsCloud(backend: 'sqlite' | 'pg', start = '2026-05-04T0
     adminB: anyMethod(people.adminB),
     anonymous: caller(cloud) as unknown as AnyCall,
     advance,
+    soloTenant,
   };
 }
 
 export type AiopsCloud = Awaited<ReturnType<typeof aiopsCloud>>;
+export type SoloTenant = Awaited<ReturnType<AiopsCloud['soloTenant']>>;
 
 /** Opens an alert through alerting's own ingest at the clock's time. */
 export async function raise(

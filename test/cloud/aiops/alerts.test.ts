@@ -1,8 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAiopsService } from '../../../cloud/aiops/index.ts';
 import { newId } from '../../../shared/ids.ts';
 import { backends } from '../../support/stores.ts';
-import { type AiopsCloud, aiopsCloud, BASE, expectError, expectOk, raise } from './aiops-cloud.ts';
+import {
+  type AiopsCloud,
+  aiopsCloud,
+  BASE,
+  expectError,
+  expectOk,
+  raise,
+  type SoloTenant,
+} from './aiops-cloud.ts';
 
 const MINUTE = 60_000;
 const quietLog = { child: () => quietLog, error: () => {}, info: () => {}, debug: () => {}, warn: () => {} };
@@ -13,10 +21,16 @@ describe.each(backends)('aiops correlation and RCA on %s', (backend) => {
     context = await aiopsCloud(backend);
   });
   afterAll(() => context.cloud.close());
+  // Each test on a tenant of its own: insights and groups are counted per tenant.
+  let t: SoloTenant;
+  beforeEach(async () => {
+    t = await context.soloTenant();
+  });
 
   /** The planted chain at one store: the database, sync a minute later, the appliance 2.5 minutes in. */
   async function plantChain(device: string) {
-    const { cloud, a } = context;
+    const { cloud } = context;
+    const { a } = t;
     // A label of its own per chain: the same alert again would fold into the open one.
     const labels = { location_id: a.location.id, chain: device };
     const database = await raise(cloud, a.tenant.id, 'database', labels, { severity: 'P1' });
@@ -32,7 +46,7 @@ describe.each(backends)('aiops correlation and RCA on %s', (backend) => {
     const { database, sync, appliance } = await plantChain('edge-7');
     await context.advance(0);
     const { correlation } = expectOk(
-      await context.adminA('POST', `${BASE}/correlate`, { alert_ids: [appliance.id, sync.id, database.id] }),
+      await t.adminA('POST', `${BASE}/correlate`, { alert_ids: [appliance.id, sync.id, database.id] }),
     );
     expect(correlation).toMatchObject({
       is_correlated: true,
@@ -42,10 +56,10 @@ describe.each(backends)('aiops correlation and RCA on %s', (backend) => {
     });
     expect(correlation.correlation_score).toBeGreaterThanOrEqual(0.7);
 
-    const { insights } = expectOk(await context.adminA('GET', `${BASE}/insights?type=correlation`));
+    const { insights } = expectOk(await t.adminA('GET', `${BASE}/insights?type=correlation`));
     expect(insights).toHaveLength(1);
     expect(insights[0]).toMatchObject({ type: 'correlation', severity: 'high', alert_count: 3 });
-    const group = expectOk(await context.adminA('GET', `${BASE}/correlations/${insights[0].correlation_id}`));
+    const group = expectOk(await t.adminA('GET', `${BASE}/correlations/${insights[0].correlation_id}`));
     expect(group).toMatchObject({
       root_cause_alert: database.id,
       dependency_chain: ['database', 'sync', 'appliance'],
@@ -61,24 +75,27 @@ describe.each(backends)('aiops correlation and RCA on %s', (backend) => {
   });
 
   it('scores an unrelated pair below 0.7', async () => {
-    const { cloud, a } = context;
+    const { cloud } = context;
+    const { a } = t;
     await context.advance(10 * MINUTE);
     const payments = await raise(cloud, a.tenant.id, 'payments', { location_id: a.location.id });
     cloud.clock.advance(MINUTE);
     const chat = await raise(cloud, a.tenant.id, 'chat', { location_id: 'elsewhere' });
     await cloud.services.alerting.settled();
     const { correlation } = expectOk(
-      await context.adminA('POST', `${BASE}/correlate`, { alert_ids: [payments.id, chat.id] }),
+      await t.adminA('POST', `${BASE}/correlate`, { alert_ids: [payments.id, chat.id] }),
     );
     expect(correlation.is_correlated).toBe(false);
     expect(correlation.correlation_score).toBeLessThan(0.7);
     expect(correlation.root_cause_alert).toBeNull();
-    const { insights } = expectOk(await context.adminA('GET', `${BASE}/insights?type=correlation`));
-    expect(insights).toHaveLength(1);
+    // Nor did they group as they fired.
+    const { insights } = expectOk(await t.adminA('GET', `${BASE}/insights?type=correlation`));
+    expect(insights).toEqual([]);
   });
 
   it('ranks the upstream database first in RCA, with the metric anomaly at the device as evidence', async () => {
-    const { cloud, a } = context;
+    const { cloud } = context;
+    const { a } = t;
     await context.advance(30 * MINUTE);
     const start = cloud.clock.now().getTime();
     // Half an hour of a steady disk on the appliance's device, then a spike a minute before its alert.
@@ -97,7 +114,7 @@ describe.each(backends)('aiops correlation and RCA on %s', (backend) => {
     const { database, appliance } = await plantChain('edge-8');
     await context.advance(0);
 
-    const rca = expectOk(await context.adminA('GET', `${BASE}/rca/${appliance.id}`));
+    const rca = expectOk(await t.adminA('GET', `${BASE}/rca/${appliance.id}`));
     expect(rca).toMatchObject({ incident_id: appliance.id, alert_id: appliance.id });
     expect(rca.analysis_time_ms).toBeGreaterThanOrEqual(0);
     const [first] = rca.probable_causes;
@@ -114,7 +131,7 @@ describe.each(backends)('aiops correlation and RCA on %s', (backend) => {
     );
 
     const debug = expectOk(
-      await context.adminA('POST', `${BASE}/debug`, {
+      await t.adminA('POST', `${BASE}/debug`, {
         alert_id: appliance.id,
         debug_options: { show_baseline: true, show_ml_scores: true, show_correlation_factors: true },
       }),
@@ -134,12 +151,13 @@ describe.each(backends)('aiops correlation and RCA on %s', (backend) => {
       is_correlated: true,
       root_cause_alert: database.id,
     });
-    const bare = expectOk(await context.adminA('POST', `${BASE}/debug`, { alert_id: appliance.id }));
+    const bare = expectOk(await t.adminA('POST', `${BASE}/debug`, { alert_id: appliance.id }));
     expect(Object.keys(bare).sort()).toEqual(['alert_id', 'service', 'settings', 'started_at', 'subjects']);
   });
 
   it('takes an incident id through the incident’s alert', async () => {
-    const { cloud, a } = context;
+    const { cloud } = context;
+    const { a } = t;
     const database = await raise(cloud, a.tenant.id, 'database', {}, { title: 'database down for RCA' });
     const incidentId = newId();
     const aiops = createAiopsService({
@@ -160,7 +178,7 @@ describe.each(backends)('aiops correlation and RCA on %s', (backend) => {
   });
 
   it('serves the default graph, replaces it, refuses a cycle and restores the default', async () => {
-    const graph = expectOk(await context.adminA('GET', `${BASE}/dependencies`));
+    const graph = expectOk(await t.adminA('GET', `${BASE}/dependencies`));
     expect(graph.source).toBe('default');
     expect(graph.services).toContainEqual({ service: 'sync', depends_on: ['database', 'api'] });
     const custom = {
@@ -169,10 +187,10 @@ describe.each(backends)('aiops correlation and RCA on %s', (backend) => {
         { service: 'payments-gw', depends_on: [] },
       ],
     };
-    const saved = expectOk(await context.adminA('PUT', `${BASE}/dependencies`, custom));
+    const saved = expectOk(await t.adminA('PUT', `${BASE}/dependencies`, custom));
     expect(saved).toMatchObject({ source: 'tenant', services: custom.services.slice().reverse() });
     const cycle = expectError(
-      await context.adminA('PUT', `${BASE}/dependencies`, {
+      await t.adminA('PUT', `${BASE}/dependencies`, {
         services: [
           { service: 'a', depends_on: ['b'] },
           { service: 'b', depends_on: ['a'] },
@@ -184,20 +202,18 @@ describe.each(backends)('aiops correlation and RCA on %s', (backend) => {
     expect(cycle.details).toEqual([
       { field: 'body.services.0.depends_on', message: 'forms a cycle: a → b → a' },
     ]);
-    expect(expectOk(await context.adminA('GET', `${BASE}/dependencies`)).source).toBe('tenant');
+    expect(expectOk(await t.adminA('GET', `${BASE}/dependencies`)).source).toBe('tenant');
     expect(expectOk(await context.adminB('GET', `${BASE}/dependencies`)).source).toBe('default');
-    expect(expectOk(await context.adminA('PUT', `${BASE}/dependencies`, { services: [] })).source).toBe(
-      'default',
-    );
+    expect(expectOk(await t.adminA('PUT', `${BASE}/dependencies`, { services: [] })).source).toBe('default');
   });
 
   it('answers 404 to another tenant for every alert, incident and group, and 400 for one alert', async () => {
-    const { cloud, a } = context;
+    const { cloud } = context;
+    const { a } = t;
     const one = await raise(cloud, a.tenant.id, 'database', {}, { title: 'for the other tenant' });
     const two = await raise(cloud, a.tenant.id, 'sync', {}, { title: 'for the other tenant' });
     await cloud.services.alerting.settled();
-    const group = expectOk(await context.adminA('GET', `${BASE}/insights?type=correlation&limit=1`))
-      .insights[0];
+    const group = expectOk(await t.adminA('GET', `${BASE}/insights?type=correlation&limit=1`)).insights[0];
     const correlate = await context.adminB('POST', `${BASE}/correlate`, { alert_ids: [one.id, two.id] });
     expect(expectError(correlate, 404, 'ALERT_NOT_FOUND').details).toEqual([
       { field: 'alert_id', message: `${one.id} is not an alert of this tenant` },
@@ -211,28 +227,29 @@ describe.each(backends)('aiops correlation and RCA on %s', (backend) => {
     );
     expect(expectOk(await context.adminB('GET', `${BASE}/insights`)).insights).toEqual([]);
     const single = expectError(
-      await context.adminA('POST', `${BASE}/correlate`, { alert_ids: [one.id, one.id] }),
+      await t.adminA('POST', `${BASE}/correlate`, { alert_ids: [one.id, one.id] }),
       400,
       'INVALID_REQUEST',
     );
     expect(single.details).toEqual([
       { field: 'body.alert_ids', message: 'must name at least two different alerts' },
     ]);
-    expectError(await context.staffA('GET', `${BASE}/rca/${one.id}`), 403, 'FORBIDDEN');
+    expectError(await t.staffA('GET', `${BASE}/rca/${one.id}`), 403, 'FORBIDDEN');
 
     // Groups go with their insights once past the retention.
     context.cloud.clock.advance(91 * 24 * 3_600_000);
     expect((await cloud.services.aiops.prune()).groups).toBeGreaterThan(0);
     await context.advance(0);
     expectError(
-      await context.adminA('GET', `${BASE}/correlations/${group.correlation_id}`),
+      await t.adminA('GET', `${BASE}/correlations/${group.correlation_id}`),
       404,
       'CORRELATION_NOT_FOUND',
     );
   });
 
   it('groups a storm of 60 alerts fired at once into one group', async () => {
-    const { cloud, a } = context;
+    const { cloud } = context;
+    const { a } = t;
     cloud.clock.advance(24 * 3_600_000);
     const storm = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>

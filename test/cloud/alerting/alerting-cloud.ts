@@ -31,6 +31,15 @@ export async function alertingCloud(backend: 'sqlite' | 'pg', config: Partial<Cl
 }
 
 export type AlertingCloud = Awaited<ReturnType<typeof alertingCloud>>;
+
+let tenants = 0;
+/** The admin of a tenant of its own: a test that counts what it made sees nobody else's. */
+export async function freshAdmin(context: AlertingCloud) {
+  const slug = `solo-${++tenants}`;
+  const { tenant } = await seedTenant(context.cloud.services, slug);
+  const admin = await member(context.cloud, tenant.id, `admin@${slug}.test`, ['tenant_admin']);
+  return { ...admin, call: anyMethod(admin) };
+}
 export type Admin = AlertingCloud['adminA'];
 
 export interface AlertBody {

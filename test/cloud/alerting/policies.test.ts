@@ -1,12 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { backends } from '../../support/stores.ts';
 import {
+  type Admin,
   type AlertingCloud,
   alertBody,
   alertingCloud,
   createPolicy,
   expectError,
   expectOk,
+  freshAdmin,
   ingest,
   personTarget,
 } from './alerting-cloud.ts';
@@ -17,6 +19,11 @@ describe.each(backends)('escalation policies on %s', (backend) => {
     context = await alertingCloud(backend);
   });
   afterAll(() => context.cloud.close());
+  // Each test on a tenant of its own: defaults and lists are per tenant.
+  let admin: Admin;
+  beforeEach(async () => {
+    admin = await freshAdmin(context);
+  });
 
   const level = (name: string, timeout: number | null = 5) => ({
     targets: [personTarget(name)],
@@ -24,7 +31,7 @@ describe.each(backends)('escalation policies on %s', (backend) => {
   });
 
   it('expresses the spec’s example policy, on-call targets and the AI agent included', async () => {
-    const policy = await createPolicy(context.adminA, {
+    const policy = await createPolicy(admin, {
       name: 'Spec example',
       match: { services: ['platform'], severities: ['P1', 'P2'] },
       levels: [
@@ -46,29 +53,29 @@ describe.each(backends)('escalation policies on %s', (backend) => {
         },
       ],
     });
-    const read = expectOk(await context.adminA.call('GET', `/api/v1/alerting/policies/${policy.id}`));
+    const read = expectOk(await admin.call('GET', `/api/v1/alerting/policies/${policy.id}`));
     expect(read).toMatchObject({ mode: 'parallel', skip_when_acknowledged: true, is_default: false });
     expect((read as { levels: unknown[] }).levels).toHaveLength(4);
   });
 
   it('matches by service, severity and labels in creation order, else the default', async () => {
-    const fallback = await createPolicy(context.adminA, {
+    const fallback = await createPolicy(admin, {
       name: 'Default',
       is_default: true,
       levels: [level('Dee', null)],
     });
-    const bySeverity = await createPolicy(context.adminA, {
+    const bySeverity = await createPolicy(admin, {
       name: 'Drive-thru P2',
       match: { services: ['drive-thru'], severities: ['P2'] },
       levels: [level('Pat', null)],
     });
-    const byLabel = await createPolicy(context.adminA, {
+    const byLabel = await createPolicy(admin, {
       name: 'EU drive-thru',
       match: { services: ['drive-thru'], labels: { region: 'eu' } },
       levels: [level('Eve', null)],
     });
     const policyOf = async (overrides: Record<string, unknown>) =>
-      (await ingest(context.adminA, alertBody(overrides))).policy_id;
+      (await ingest(admin, alertBody(overrides))).policy_id;
     expect(await policyOf({ service: 'drive-thru', severity: 'P2', labels: { region: 'eu' } })).toBe(
       bySeverity.id,
     );
@@ -82,8 +89,9 @@ describe.each(backends)('escalation policies on %s', (backend) => {
   });
 
   it('keeps one default per tenant (409), and open alerts keep the policy as it was', async () => {
+    await createPolicy(admin, { name: 'Default', is_default: true, levels: [level('Dee', null)] });
     const second = expectError(
-      await context.adminA.call('POST', '/api/v1/alerting/policies', {
+      await admin.call('POST', '/api/v1/alerting/policies', {
         name: 'Another',
         is_default: true,
         levels: [level('X')],
@@ -92,14 +100,14 @@ describe.each(backends)('escalation policies on %s', (backend) => {
       'DEFAULT_POLICY_EXISTS',
     );
     expect(second.details).toEqual([{ field: 'body.is_default', message: 'another policy is the default' }]);
-    const policy = await createPolicy(context.adminA, {
+    const policy = await createPolicy(admin, {
       name: 'Editable',
       match: { services: ['edit'] },
       levels: [level('Old'), level('Older', null)],
     });
-    const alert = await ingest(context.adminA, alertBody({ service: 'edit' }));
+    const alert = await ingest(admin, alertBody({ service: 'edit' }));
     const replaced = expectOk(
-      await context.adminA.call('PUT', `/api/v1/alerting/policies/${policy.id}`, {
+      await admin.call('PUT', `/api/v1/alerting/policies/${policy.id}`, {
         name: 'Edited',
         match: { services: ['edit'] },
         mode: 'sequential',
@@ -108,7 +116,7 @@ describe.each(backends)('escalation policies on %s', (backend) => {
     );
     expect(replaced).toMatchObject({ name: 'Edited', mode: 'sequential' });
     context.cloud.clock.advance(5 * 60_000);
-    await context.adminA.refresh();
+    await admin.refresh();
     await context.cloud.services.alerting.runDue();
     const rows = await context.cloud.store.db
       .selectFrom('notifications')
@@ -119,8 +127,7 @@ describe.each(backends)('escalation policies on %s', (backend) => {
   });
 
   it('validates: 400 naming the field for levels, targets, channels and time-outs', async () => {
-    const post = (body: Record<string, unknown>) =>
-      context.adminA.call('POST', '/api/v1/alerting/policies', body);
+    const post = (body: Record<string, unknown>) => admin.call('POST', '/api/v1/alerting/policies', body);
     const noLevels = expectError(await post({ name: 'x', levels: [] }), 400, 'INVALID_REQUEST');
     expect(JSON.stringify(noLevels.details)).toContain('levels');
     const badChannel = expectError(
@@ -155,10 +162,11 @@ describe.each(backends)('escalation policies on %s', (backend) => {
   });
 
   it('lists in pages, deletes, and answers 404 after', async () => {
+    for (let i = 0; i < 5; i += 1) await createPolicy(admin, { name: `Policy ${i}`, levels: [level('Lee')] });
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const response = await context.adminA.call(
+      const response = await admin.call(
         'GET',
         `/api/v1/alerting/policies?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
       );
@@ -169,15 +177,11 @@ describe.each(backends)('escalation policies on %s', (backend) => {
       seen.push(...body.data.map((policy) => policy.id));
       cursor = body.meta.pagination.next_cursor;
     } while (cursor);
-    expect(seen.length).toBeGreaterThanOrEqual(5);
+    expect(seen).toHaveLength(5);
     expect(new Set(seen).size).toBe(seen.length);
     const path = `/api/v1/alerting/policies/${seen[0]}`;
-    expect((await context.adminA.call('DELETE', path)).statusCode).toBe(204);
-    expectError(await context.adminA.call('GET', path), 404, 'POLICY_NOT_FOUND');
-    expectError(
-      await context.adminA.call('PUT', path, { name: 'x', levels: [level('A')] }),
-      404,
-      'POLICY_NOT_FOUND',
-    );
+    expect((await admin.call('DELETE', path)).statusCode).toBe(204);
+    expectError(await admin.call('GET', path), 404, 'POLICY_NOT_FOUND');
+    expectError(await admin.call('PUT', path, { name: 'x', levels: [level('A')] }), 404, 'POLICY_NOT_FOUND');
   });
 });
