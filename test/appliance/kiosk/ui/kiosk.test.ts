@@ -92,6 +92,37 @@ async function menuItem(name: string) {
   return found.id;
 }
 
+/**
+ * Elements (not inline) showing an amount whose text does not fit their box or runs off the
+ * screen. In the page's own JavaScript: the test's TypeScript has no DOM.
+ */
+const CLIPPED_MONEY = `(() => {
+  const money = [...document.querySelectorAll('.screen *')].filter(
+    (el) =>
+      getComputedStyle(el).display !== 'inline' &&
+      [...el.childNodes].some((node) => node.nodeType === Node.TEXT_NODE && /\\$\\d/.test(node.textContent)),
+  );
+  const cut = money
+    .filter((el) => el.scrollWidth > el.clientWidth || el.getBoundingClientRect().right > window.innerWidth)
+    .map((el) => el.textContent + ' (' + el.scrollWidth + ' > ' + el.clientWidth + ')');
+  return { checked: money.map((el) => el.textContent), cut };
+})()`;
+
+function clippedMoney(page: Page) {
+  return page.evaluate<{ checked: string[]; cut: string[] }>(CLIPPED_MONEY);
+}
+
+async function keysOutside(page: Page) {
+  const size = page.viewportSize()!;
+  const outside: string[] = [];
+  for (const key of [...'0123456789'].map((d) => `key-${d}`).concat('key-clear', 'key-back', 'key-enter')) {
+    const box = await page.getByTestId(key).boundingBox();
+    if (!box || box.x < 0 || box.y < 0 || box.x + box.width > size.width || box.y + box.height > size.height)
+      outside.push(key);
+  }
+  return outside;
+}
+
 describe('kiosk operator UI', { timeout: 90_000 }, () => {
   it('signs staff in by PIN on the keypad, and refuses a wrong PIN clearly', async () => {
     const page = await openKiosk();
@@ -108,6 +139,63 @@ describe('kiosk operator UI', { timeout: 90_000 }, () => {
     expect(await page.getByTestId('nav-cameras').count()).toBe(0);
     await page.getByTestId('sign-out').click();
     await page.getByTestId('staff-tile').first().waitFor();
+  });
+
+  it('fits a small 800x480 panel: the whole keypad above the fold, no amount cut short', async () => {
+    for (const size of [
+      { width: 800, height: 480 },
+      { width: 1024, height: 600 },
+    ]) {
+      // A paid order and an open one, there when the Store screen first reads them.
+      const paid = await api('POST', '/v1/commerce/orders', {
+        order_type: 'dine_in',
+        items: [{ menu_item_id: await menuItem('Classic Burger'), quantity: 3 }],
+      });
+      await api('POST', `/v1/commerce/orders/${paid.id}/payments`, {
+        method: 'cash',
+        amount: Number(paid.total),
+      });
+      const open = await api('POST', '/v1/commerce/orders', {
+        order_type: 'dine_in',
+        items: [{ menu_item_id: await menuItem('Classic Burger'), quantity: 2 }],
+      });
+      await api('POST', `/v1/commerce/orders/${open.id}/send`);
+      const page = await openKiosk(size);
+      await page.getByTestId('staff-tile').filter({ hasText: STAFF.manager.name }).click();
+      expect(await keysOutside(page), `${size.width}x${size.height}`).toEqual([]);
+      if (size.width === 800) await readmeShot(page, 'sign-in-800x480');
+      for (const digit of PIN) await page.getByTestId(`key-${digit}`).click();
+      await page.getByTestId('key-enter').click();
+      await page
+        .locator(`[data-testid="order-card"][data-order-id="${open.id}"]`)
+        .waitFor({ timeout: 10_000 });
+      await expect.poll(() => page.getByTestId('sales-today').textContent()).not.toBe('$0.00');
+      const money = await clippedMoney(page);
+      expect(money.checked.length, `${size.width}x${size.height}`).toBeGreaterThan(2);
+      expect(money.cut, `${size.width}x${size.height}`).toEqual([]);
+      // Every screen a manager has is reachable from the rail.
+      const rail = await page.getByTestId('nav-timeclock').boundingBox();
+      expect(rail && rail.y + rail.height <= size.height).toBe(true);
+      if (size.width === 800) await readmeShot(page, 'store-800x480');
+    }
+  });
+
+  it("shows the store's time on its clock, not the kiosk machine's UTC", async () => {
+    const page = await openKiosk();
+    await signIn(page, 'manager');
+    const clock = page.getByTestId('clock');
+    await clock.waitFor();
+    expect(await clock.getAttribute('data-time-zone')).toBe('America/New_York');
+    const storeTime = () =>
+      new Date().toLocaleTimeString('en-US', {
+        hour: '2-digit',
+        minute: '2-digit',
+        timeZone: 'America/New_York',
+      });
+    // Read twice around the clock's text, so a minute turning over in between does not fail it.
+    await expect
+      .poll(async () => [storeTime(), await clock.textContent(), storeTime()])
+      .toSatisfy(([before, shown, after]) => shown === before || shown === after);
   });
 
   it('shows a new order live, without a reload', async () => {

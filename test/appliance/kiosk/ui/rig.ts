@@ -179,7 +179,13 @@ export async function startKioskRig(): Promise<KioskRig> {
       );
     },
     async newPage(size = { width: 1280, height: 800 }) {
-      const context = await browser.newContext({ viewport: size, hasTouch: true });
+      // The kiosk machine's clock on UTC, as an appliance's often is: the kiosk shows the store's time.
+      const context = await browser.newContext({
+        viewport: size,
+        hasTouch: true,
+        locale: 'en-US',
+        timezoneId: 'UTC',
+      });
       const page = await context.newPage();
       // Anything the page asks of another host breaks the "nothing leaves the appliance" rule.
       await context.route(

@@ -3,7 +3,7 @@
  * against the same weekday last week. Orders and tickets are read once and then kept current
  * from the feed's order and kds events; sales are read every minute and after a sale.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLoad, useNow, useThrottled } from '../../hooks.ts';
 import {
   applyOrderEvent,
@@ -49,11 +49,14 @@ export function StoreScreen(props: { session: Session }) {
   const [tickets, setTickets] = useState<Tickets>({});
   const [error, setError] = useState<string>();
   const sales = useLoad(() => api.get<SalesToday>('/v1/commerce/sales/today'), [], 60_000);
+  // Order events heard before the first read answers: applied to it, not lost.
+  const early = useRef<unknown[]>([]);
 
   const reload = () => {
     Promise.all([loadOrders(), loadTickets().catch(() => ({}))])
       .then(([o, t]) => {
-        setOrders(o);
+        setOrders(early.current.reduce<Orders>((current, data) => applyOrderEvent(current, data), o));
+        early.current = [];
         setTickets(pruneTickets(t, o));
         setError(undefined);
       })
@@ -69,7 +72,11 @@ export function StoreScreen(props: { session: Session }) {
   const refreshSales = useThrottled(sales.reload, 2000);
   useEvents(['order.', 'kds.', 'payment.'], (event) => {
     if (event.type.startsWith('order.')) {
-      setOrders((current) => (current ? applyOrderEvent(current, event.data) : current));
+      setOrders((current) => {
+        if (current) return applyOrderEvent(current, event.data);
+        early.current.push(event.data);
+        return current;
+      });
       if (event.type === 'order.completed' || event.type === 'order.cancelled') refreshSales();
     } else if (event.type.startsWith('kds.')) {
       setTickets((current) => applyTicket(current, event.data as Ticket));
