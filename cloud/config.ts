@@ -5,6 +5,7 @@ import {
   settingNames,
   type TextSetting,
 } from '../shared/config/settings.ts';
+import { TIERS, type Tier } from '../shared/tenancy.ts';
 import { AIOPS_SETTINGS, type AiopsConfig, loadAiopsConfig } from './aiops/index.ts';
 import { ALERTING_SETTINGS, type AlertingConfig, loadAlertingConfig } from './alerting/index.ts';
 import { CHAT_SETTINGS, type ChatConfig, loadChatConfig } from './chat/index.ts';
@@ -21,7 +22,6 @@ import {
 } from './incidents/index.ts';
 import { loadNotifyConfig, NOTIFY_SETTINGS, type NotifyConfig } from './notify/index.ts';
 import { loadSsoConfig, SSO_SETTINGS, type SsoConfig } from './sso/index.ts';
-import { TIERS, type Tier } from './tenancy/index.ts';
 import { DEFAULT_VISION_MODEL_OPTIONS, type VisionModelOptions } from './vision/index.ts';
 import { DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from './webhooks/index.ts';
 

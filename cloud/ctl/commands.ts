@@ -4,8 +4,8 @@
  */
 import { AppError, type ErrorDetail } from '../../shared/http/errors.ts';
 import { isRole, ROLES } from '../../shared/roles.ts';
+import { LIMITS, TIERS, type Tier } from '../../shared/tenancy.ts';
 import type { CloudServices } from '../services.ts';
-import { LIMITS, TIERS, type Tier } from '../tenancy/index.ts';
 
 /** A mistake in the command line itself: exit code 2. */
 export class UsageError extends Error {

@@ -1,16 +1,8 @@
 import { type Static, type TString, Type } from '@sinclair/typebox';
+import { LIMITS } from '../../shared/tenancy.ts';
 import type { Page } from './store.ts';
 
-/** The rules for what tenancy accepts; the operator CLI checks its flags against the same ones. */
-export const LIMITS = {
-  slugPattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$',
-  // Login reads an identifier containing "@" as an email, so a username must not have one.
-  usernamePattern: '^[a-zA-Z0-9._-]{2,64}$',
-  pinPattern: '^[0-9]{6}$',
-  password: { min: 8, max: 256 },
-  nameMax: 120,
-  personNameMax: 100,
-} as const;
+export { LIMITS };
 
 const Uuid = Type.String({ format: 'uuid' });
 const Name = Type.String({ minLength: 1, maxLength: LIMITS.nameMax });

@@ -1,5 +1,6 @@
-export const TIERS = ['free', 'professional', 'enterprise'] as const;
-export type Tier = (typeof TIERS)[number];
+import type { Tier } from '../../shared/tenancy.ts';
+
+export { TIERS, type Tier } from '../../shared/tenancy.ts';
 
 export interface TenantRow {
   id: string;
