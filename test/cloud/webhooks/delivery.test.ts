@@ -436,12 +436,12 @@ describe.each(backends)('webhook delivery (%s)', (backend) => {
       settings: { max_per_second: 100 },
     });
     // Twelve hanging endpoints on the one host the healthy one shares (more than a host's pool).
-    // Their timeout outlasts the 3 s the healthy endpoint is given, so none retries meanwhile.
+    // Their timeout (10 s) outlasts the healthy endpoint's whole run, so none has given up yet.
     for (let i = 0; i < 12; i += 1)
       await createAdminWebhook(context, {
         url: receiver.url(`/hang${i}`),
         events: ['order.created'],
-        settings: { timeout_seconds: 5 },
+        settings: { timeout_seconds: 10 },
       });
     await createAdminWebhook(context, { url: receiver.url('/fast'), events: ['order.created'] });
     const worker = context.cloud.services.webhooks.worker;
@@ -450,10 +450,11 @@ describe.each(backends)('webhook delivery (%s)', (backend) => {
     const started = performance.now();
     await appendEvents(context.cloud, events);
     const arrivals = (path: string) => receiver.received.filter((r) => r.path === path).map((r) => r.at);
-    await expect.poll(() => arrivals('/fast').length, { timeout: 5000 }).toBe(250);
-    // The healthy endpoint is done while the hanging ones still hold their first requests.
+    await expect.poll(() => arrivals('/fast').length, { timeout: 8000 }).toBe(250);
+    // The healthy endpoint is done while the hanging ones still hold their first requests: well
+    // inside their timeout, whatever a loaded PostgreSQL run costs (3.5 s seen, 1 s on SQLite).
     expect(receiver.received.filter((r) => r.path.startsWith('/hang'))).toHaveLength(12);
-    expect(arrivals('/fast').at(-1)! - started).toBeLessThan(3000);
+    expect(arrivals('/fast').at(-1)! - started).toBeLessThan(8000);
     await expect.poll(() => arrivals('/paced').length, { timeout: 8000 }).toBe(250);
     const paced = arrivals('/paced');
     const rate = (paced.length - 1) / ((paced.at(-1)! - paced[0]!) / 1000);
