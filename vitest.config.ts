@@ -13,13 +13,12 @@ const CAMERA_HEAVY = [
 ];
 
 /**
- * Tests that kill real processes mid-work or time deliveries against a clock: they run after the
- * main group, one file at a time, so no other suite's load stretches the windows they measure.
+ * Tests that time deliveries and escalations against a clock: they run after the main group, one
+ * file at a time, so no other suite's load stretches the windows they measure. The crash tests
+ * (processes killed mid-work) run in the main group: they wait for states, not instants, and mostly
+ * wait on their processes, which leaves a core for the files beside them.
  */
 const TIMING_SENSITIVE = [
-  'test/e2e/webhook-crash.test.ts',
-  'test/e2e/sync-crash.test.ts',
-  'test/e2e/sync-convergence.test.ts',
   'test/e2e/alert-escalation-restart.test.ts',
   'test/cloud/webhooks/delivery.test.ts',
   'test/cloud/gateway/limits.test.ts',

@@ -115,6 +115,9 @@ export function createLaneRunner(deps: LaneDeps, control: LaneControl) {
     const committed = Promise.all(records.map((record) => deps.recorder.record(record))).then(
       () => undefined,
     );
+    // The batch awaits its commits only once every send is out; a failed commit is theirs to
+    // report then, not an unhandled rejection now.
+    committed.catch(() => undefined);
     return { records, committed };
   }
 
@@ -125,13 +128,14 @@ export function createLaneRunner(deps: LaneDeps, control: LaneControl) {
     let sent = 0;
     const perRequest = subscription.batch_events === 1 ? batch.length : 1;
     for (let i = 0; i < batch.length; i += perRequest) {
+      while (inFlight.size >= subscription.max_in_flight) await Promise.race(inFlight);
+      await pace.wait(subscription.max_per_second);
+      // Judged after the waits: a worker stopping cuts what is on the wire, which frees a slot.
       if (
         control.stopping() ||
         control.leaseValidUntil(subscription.id) < performance.now() + LEASE_MARGIN_MS
       )
         break;
-      while (inFlight.size >= subscription.max_in_flight) await Promise.race(inFlight);
-      await pace.wait(subscription.max_per_second);
       const sending = attemptMany(subscription, batch.slice(i, i + perRequest)).then((done) => {
         sent += done.records.length;
         committed.push(done.committed);

@@ -196,7 +196,7 @@ export function createOutbound(options: OutboundOptions): Outbound {
       // No redirect handling is configured, so a 3xx comes back as the final answer: following it
       // would let a public endpoint bounce the request to a private one.
     });
-  const shared = newAgent();
+  let shared = newAgent();
   const pools = new Map<string, { agent: Agent; usedAt: number }>();
   const sweep = setInterval(() => {
     const cutoff = performance.now() - POOL_IDLE_MS;
@@ -223,11 +223,16 @@ export function createOutbound(options: OutboundOptions): Outbound {
   return {
     send: (request) =>
       send({ agent: agentFor(request.pool), allowPrivate: options.allowPrivate, maxResponseBytes }, request),
-    /** Called after the worker's grace: what is still on the wire is cut (the next worker resends it). */
+    /**
+     * Called after the worker's grace: what is still on the wire is cut, and its attempt fails (the
+     * schedule sends it again). Sending afterwards opens fresh connections, so a stopped worker can
+     * start again.
+     */
     async close() {
-      clearInterval(sweep);
-      await Promise.all([shared.destroy(), ...[...pools.values()].map((pool) => pool.agent.destroy())]);
+      const agents = [shared, ...[...pools.values()].map((pool) => pool.agent)];
+      shared = newAgent();
       pools.clear();
+      await Promise.all(agents.map((agent) => agent.destroy()));
     },
   };
 }

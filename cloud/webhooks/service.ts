@@ -74,10 +74,7 @@ export function createWebhooks(deps: WebhookDeps) {
     actions,
     reports,
     worker,
-    async close() {
-      await worker.stop();
-      await outbound.close();
-    },
+    close: () => worker.stop(),
   };
 }
 

@@ -167,17 +167,20 @@ export function createDeliveryWorker(deps: WorkerDeps) {
       }
     },
 
-    /** Lets attempts on the wire finish (up to `graceMs`), then gives the lanes back. */
+    /**
+     * Lets attempts on the wire finish (up to `graceMs`), then cuts what is still out and waits for
+     * the lanes to record it and give their leases back, so nothing writes once the store closes.
+     */
     async stop(graceMs = 5000) {
       stopping = true;
       wakeAll();
       clearInterval(renewal);
+      const finished = Promise.all([loop, ...running.values()]);
       const grace = new AbortController();
-      await Promise.race([
-        Promise.all([loop, ...running.values()]),
-        sleep(graceMs, undefined, { signal: grace.signal }).catch(() => undefined),
-      ]);
+      await Promise.race([finished, sleep(graceMs, undefined, { signal: grace.signal }).catch(() => undefined)]);
       grace.abort();
+      await deps.outbound.close();
+      await finished;
     },
   };
 }

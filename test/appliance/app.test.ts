@@ -9,6 +9,7 @@ import { loadApplianceConfig } from '../../appliance/config.ts';
 import { openApplianceDb } from '../../appliance/db/index.ts';
 import { createManualClock } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
+import { entryArgs } from '../support/entries.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const STORE_ENV = {
@@ -75,8 +76,8 @@ describe('appliance process', () => {
 
   it('drains and closes its store cleanly on SIGTERM', async () => {
     const dataDir = tempDir();
-    // node itself with tsx's loader, so the signal reaches the appliance and not a wrapper.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'appliance/main.ts'], {
+    // node itself (see entryArgs), so the signal reaches the appliance and not a wrapper.
+    const child = spawn(process.execPath, entryArgs('appliance/main.ts'), {
       cwd: root,
       env: {
         ...process.env,

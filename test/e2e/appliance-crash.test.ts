@@ -10,6 +10,7 @@ import { openApplianceDb } from '../../appliance/db/index.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { createSecretHasher } from '../../shared/identity/secrets.ts';
 import { newId } from '../../shared/ids.ts';
+import { entryArgs } from '../support/entries.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const env = (dataDir: string) => ({
@@ -46,9 +47,9 @@ async function seed(dataDir: string) {
   return item.id;
 }
 
-/** node itself with tsx's loader: SIGKILL must hit the appliance, not a wrapper around it. */
+/** node itself (see entryArgs): SIGKILL must hit the appliance, not a wrapper around it. */
 async function startAppliance(dataDir: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'appliance/main.ts'], {
+  const child = spawn(process.execPath, entryArgs('appliance/main.ts'), {
     cwd: root,
     env: { ...process.env, ...env(dataDir) },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { bundleEntries } from './entries.ts';
 import {
   createPostgresTemplate,
   dropPostgresDatabases,
@@ -21,6 +22,7 @@ declare module 'vitest' {
 interface Run {
   templates: StoreTemplates;
   tmp: string;
+  entries?: string;
   teardown?: Promise<void>;
 }
 
@@ -31,9 +33,11 @@ const runs = globalThis as { testStoreRun?: Promise<Run> };
  * Once per run, before any worker starts: a scratch folder in memory for everything tests write
  * (SQLite files, appliance data, sockets), where an fsync costs nothing, and the cloud store
  * migrated once, as a SQLite file and as a PostgreSQL template database, that every test store
- * starts as a copy of (21 migrations take 1–3 s; a copy takes tens of milliseconds).
+ * starts as a copy of (21 migrations take 1–3 s; a copy takes tens of milliseconds); and, unless
+ * sources may change under the run (watch mode), the entry points bundled for the tests that start
+ * them as processes.
  */
-async function prepareRun(): Promise<Run> {
+async function prepareRun(watching: boolean): Promise<Run> {
   const base = existsSync(MEMORY_TMP) ? MEMORY_TMP : tmpdir();
   mkdirSync(base, { recursive: true });
   removeStaleFolders(base);
@@ -42,10 +46,11 @@ async function prepareRun(): Promise<Run> {
   process.env.TMPDIR = tmp;
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const sqlite = await migrateSqliteTemplate(tmp);
-  const pg = process.env.TEST_DATABASE_URL
-    ? await createPostgresTemplate(process.env.TEST_DATABASE_URL, runId)
-    : undefined;
-  return { templates: { sqlite, ...(pg ? { pg } : {}) }, tmp };
+  const [pg, entries] = await Promise.all([
+    process.env.TEST_DATABASE_URL ? createPostgresTemplate(process.env.TEST_DATABASE_URL, runId) : undefined,
+    watching ? undefined : bundleEntries(runId, STALE_AFTER_MS),
+  ]);
+  return { templates: { sqlite, ...(pg ? { pg } : {}) }, tmp, ...(entries ? { entries } : {}) };
 }
 
 /** Folders of runs that were killed before their teardown. */
@@ -60,10 +65,11 @@ function removeStaleFolders(base: string) {
 async function finishRun(run: Run) {
   if (run.templates.pg) await dropPostgresDatabases(process.env.TEST_DATABASE_URL!, run.templates.pg.prefix);
   rmSync(run.tmp, { recursive: true, force: true });
+  if (run.entries) rmSync(run.entries, { recursive: true, force: true });
 }
 
 export default async function setup(project: TestProject) {
-  runs.testStoreRun ??= prepareRun();
+  runs.testStoreRun ??= prepareRun(project.vitest.config.watch);
   const run = await runs.testStoreRun;
   project.provide('storeTemplates', run.templates);
   return async () => {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { entryArgs } from './entries.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const START_TIMEOUT_MS = 60_000;
@@ -13,9 +14,9 @@ export interface Started {
 }
 
 /**
- * Runs one of our entry points as node itself with tsx's loader (or, `compiled`, a built file by
- * Node alone, with its `nodeArgs`), so a SIGKILL hits the process under test and not a wrapper;
- * resolves once it logs the line that carries its port.
+ * Runs one of our entry points as node itself (the run's bundle of it, or the source with tsx's
+ * loader; `compiled`: the built file given, with its `nodeArgs`), so a SIGKILL hits the process
+ * under test and not a wrapper; resolves once it logs the line that carries its port.
  */
 export function startProcess(
   script: string,
@@ -23,8 +24,8 @@ export function startProcess(
   listening: RegExp,
   options: { compiled?: boolean; nodeArgs?: readonly string[] } = {},
 ): Promise<Started> {
-  const loader = options.compiled ? [] : ['--import', 'tsx'];
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, script], {
+  const run = options.compiled ? [script] : entryArgs(script);
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...run], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

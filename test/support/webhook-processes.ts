@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { entryArgs } from './entries.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const START_TIMEOUT_MS = 60_000;
@@ -28,12 +29,12 @@ function parse(line: string): LogLine | undefined {
 }
 
 /**
- * `npm run webhook-worker` as node itself with tsx's loader, so a SIGKILL hits the worker and not a
+ * `npm run webhook-worker` as node itself (see entryArgs), so a SIGKILL hits the worker and not a
  * wrapper; resolves once it says it is running (it listens on no port, so processes.ts cannot wait
  * for it).
  */
 export function startWebhookWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cloud/webhook-worker.ts'], {
+  const child = spawn(process.execPath, entryArgs('cloud/webhook-worker.ts'), {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -11,9 +11,9 @@ import { totpCode } from '../../../cloud/identity/totp.ts';
 import { createCloudServices } from '../../../cloud/services.ts';
 import { systemClock } from '../../../shared/clock.ts';
 import { newId } from '../../../shared/ids.ts';
+import { entryArgs } from '../../support/entries.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const tsx = join(root, 'node_modules/.bin/tsx');
 const LIGHT_HASHING = { CLOUD_PASSWORD_HASH_KIB: '1024', CLOUD_PASSWORD_HASH_PASSES: '1' };
 
 interface CliResult {
@@ -31,14 +31,19 @@ function ctl(dataDir: string, line = ''): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ...LIGHT_HASHING };
   delete env.DATABASE_URL;
   return new Promise((done, fail) => {
-    execFile(tsx, ['cloud/ctl/main.ts', ...args], { cwd: root, env }, (error, stdout, stderr) => {
-      const code = error ? Number(error.code) : 0;
-      try {
-        done({ code, json: JSON.parse(stdout), stderr });
-      } catch {
-        fail(new Error(`ctl ${args.join(' ')} printed no JSON (exit ${code}): ${stdout}${stderr}`));
-      }
-    });
+    execFile(
+      process.execPath,
+      [...entryArgs('cloud/ctl/main.ts'), ...args],
+      { cwd: root, env },
+      (error, stdout, stderr) => {
+        const code = error ? Number(error.code) : 0;
+        try {
+          done({ code, json: JSON.parse(stdout), stderr });
+        } catch {
+          fail(new Error(`ctl ${args.join(' ')} printed no JSON (exit ${code}): ${stdout}${stderr}`));
+        }
+      },
+    );
   });
 }
 

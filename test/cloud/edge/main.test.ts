@@ -1,13 +1,10 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { entryArgs } from '../../support/entries.ts';
 import { call } from './edge-support.ts';
 
-const MAIN = fileURLToPath(new URL('../../../cloud/edge/main.ts', import.meta.url));
-const TSX = import.meta.resolve('tsx');
-
 function run(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN], {
+  const child = spawn(process.execPath, entryArgs('cloud/edge/main.ts'), {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

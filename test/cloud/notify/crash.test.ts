@@ -14,15 +14,16 @@ import { openStore, type Store } from '../../../cloud/db/index.ts';
 import { createNotifyService, type NotifyService } from '../../../cloud/notify/index.ts';
 import { systemClock } from '../../../shared/clock.ts';
 import { newId } from '../../../shared/ids.ts';
+import { entryArgs } from '../../support/entries.ts';
 import { kill, waitFor } from '../../support/processes.ts';
 import { backends } from '../../support/stores.ts';
 import { createSmtpSink, notificationRequest } from './support.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** cloud/notify-worker.ts as node itself (tsx's loader), so SIGKILL hits the worker. */
+/** cloud/notify-worker.ts as node itself (see entryArgs), so SIGKILL hits the worker. */
 function startWorker(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cloud/notify-worker.ts'], {
+  const child = spawn(process.execPath, entryArgs('cloud/notify-worker.ts'), {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
