@@ -177,7 +177,10 @@ export function createDeliveryWorker(deps: WorkerDeps) {
       clearInterval(renewal);
       const finished = Promise.all([loop, ...running.values()]);
       const grace = new AbortController();
-      await Promise.race([finished, sleep(graceMs, undefined, { signal: grace.signal }).catch(() => undefined)]);
+      await Promise.race([
+        finished,
+        sleep(graceMs, undefined, { signal: grace.signal }).catch(() => undefined),
+      ]);
       grace.abort();
       await deps.outbound.close();
       await finished;

@@ -1,0 +1,3 @@
+import { describeLaneEval } from './lane-eval.ts';
+
+describeLaneEval(5);
