@@ -2,10 +2,10 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { systemClock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
-import { stopOnSignal } from '../shared/process/stop-on-signal.ts';
 import { buildApp } from './app.ts';
-import { type CloudConfig, ConfigError, loadCloudConfig } from './config.ts';
+import type { CloudConfig } from './config.ts';
 import { openStore } from './db/index.ts';
+import { runEntryPoint } from './entry-point.ts';
 import { startFleet } from './flows/index.ts';
 import { type CloudServices, createCloudServices } from './services.ts';
 
@@ -76,23 +76,4 @@ export async function startCloud(
   };
 }
 
-async function main() {
-  let config: CloudConfig;
-  try {
-    config = loadCloudConfig(process.env);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`cloud: ${error.message}\n`);
-    process.exit(2);
-  }
-  const log = pino({ level: config.logLevel });
-  const cloud = await startCloud(config, { log });
-  stopOnSignal(() => cloud.stop(), log);
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`cloud: failed to start: ${(error as Error).message}\n`);
-    process.exit(1);
-  });
-}
+runEntryPoint('cloud', import.meta.url, (config, log) => startCloud(config, { log }));

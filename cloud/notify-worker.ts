@@ -9,10 +9,10 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { systemClock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
-import { stopOnSignal } from '../shared/process/stop-on-signal.ts';
 import { createConsoleFeed } from './cockpit/index.ts';
-import { type CloudConfig, ConfigError, loadCloudConfig } from './config.ts';
+import type { CloudConfig } from './config.ts';
 import { openStore } from './db/index.ts';
+import { runEntryPoint } from './entry-point.ts';
 import { createNotifyService } from './notify/index.ts';
 import { createRelay } from './relay.ts';
 
@@ -43,23 +43,4 @@ export async function startNotifyWorker(config: CloudConfig, log = pino({ level:
   };
 }
 
-async function main() {
-  let config: CloudConfig;
-  try {
-    config = loadCloudConfig(process.env);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`notify worker: ${error.message}\n`);
-    process.exit(2);
-  }
-  const log = pino({ level: config.logLevel });
-  const worker = await startNotifyWorker(config, log);
-  stopOnSignal(() => worker.stop(), log);
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`notify worker: failed to start: ${(error as Error).message}\n`);
-    process.exit(1);
-  });
-}
+runEntryPoint('notify worker', import.meta.url, startNotifyWorker);

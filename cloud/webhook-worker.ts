@@ -1,9 +1,9 @@
 import pino from 'pino';
 import { systemClock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
-import { stopOnSignal } from '../shared/process/stop-on-signal.ts';
-import { type CloudConfig, ConfigError, loadCloudConfig } from './config.ts';
+import type { CloudConfig } from './config.ts';
 import { openStore } from './db/index.ts';
+import { runEntryPoint } from './entry-point.ts';
 import { createCloudServices } from './services.ts';
 
 /**
@@ -27,23 +27,4 @@ export async function startWebhookWorker(config: CloudConfig, log = pino({ level
   };
 }
 
-async function main() {
-  let config: CloudConfig;
-  try {
-    config = loadCloudConfig(process.env);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`webhook worker: ${error.message}\n`);
-    process.exit(2);
-  }
-  const log = pino({ level: config.logLevel });
-  const worker = await startWebhookWorker(config, log);
-  stopOnSignal(() => worker.stop(), log);
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`webhook worker: failed to start: ${(error as Error).message}\n`);
-    process.exit(1);
-  });
-}
+runEntryPoint('webhook worker', import.meta.url, startWebhookWorker);
