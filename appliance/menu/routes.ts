@@ -8,8 +8,9 @@ import type { MenuService } from './service.ts';
 
 const doc = { tags: ['menu'], security: [{ bearer: [] }] };
 const item = Envelope(schemas.ItemSchema);
+const category = Envelope(schemas.CategorySchema);
 
-/** The store's menu: any staff member reads it and marks items sold out; managers add and price. */
+/** The store's menu: any staff member reads it and marks items sold out; managers add, arrange and price. */
 export async function menuRoutes(app: FastifyInstance, { menu }: { menu: MenuService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const staff = { onRequest: app.authenticate() };
@@ -26,6 +27,41 @@ export async function menuRoutes(app: FastifyInstance, { menu }: { menu: MenuSer
       },
     },
     async (request) => envelope(request.id, menu.listCategories()),
+  );
+
+  r.post(
+    '/menu/categories',
+    {
+      ...managers,
+      schema: {
+        ...doc,
+        summary: 'Add a category to the store’s menu (managers only)',
+        description:
+          'Placed after the last category unless `position` says otherwise. The store’s own category ' +
+          'stands until head office changes the same row.',
+        body: schemas.NewCategorySchema,
+        response: { 201: category, ...errorResponses(400, 401, 403, 409) },
+      },
+    },
+    async (request, reply) => {
+      reply.code(201);
+      return envelope(request.id, menu.createCategory(request.body));
+    },
+  );
+
+  r.patch(
+    '/menu/categories/:id',
+    {
+      ...managers,
+      schema: {
+        ...doc,
+        summary: 'Rename or move a category (managers only)',
+        params: schemas.CategoryParamsSchema,
+        body: schemas.CategoryPatchSchema,
+        response: { 200: category, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => envelope(request.id, menu.updateCategory(request.params.id, request.body)),
   );
 
   r.get(

@@ -25,6 +25,21 @@ export const ItemSchema = Type.Object({
   updated_at: Timestamp,
 });
 
+const CategoryName = Type.String({ minLength: 1, maxLength: MENU_LIMITS.nameLength });
+const Position = Type.Integer({ minimum: 0, maximum: 10_000, description: 'display order, 0 first' });
+
+export const NewCategorySchema = Type.Object(
+  { name: CategoryName, position: Type.Optional(Position) },
+  { additionalProperties: false },
+);
+
+export const CategoryPatchSchema = Type.Object(
+  { name: Type.Optional(CategoryName), position: Type.Optional(Position) },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const CategoryParamsSchema = Type.Object({ id: Uuid });
+
 export const ItemQuerySchema = Type.Object(
   { category_id: Type.Optional(Uuid) },
   { additionalProperties: false },

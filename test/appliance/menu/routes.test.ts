@@ -28,7 +28,12 @@ describe('menu routes', () => {
   let manager: string;
   let cashier: string;
 
-  const call = (token: string | undefined, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) =>
+  const call = (
+    token: string | undefined,
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH',
+    url: string,
+    payload?: object,
+  ) =>
     app.inject({
       method,
       url: `/v1/commerce${url}`,
@@ -140,5 +145,73 @@ describe('menu routes', () => {
     const missing = await call(cashier, 'PUT', `/menu/items/${UNKNOWN}/availability`, { available: true });
     expect(missing.statusCode).toBe(404);
     expect(missing.json().error.code).toBe('MENU_ITEM_NOT_FOUND');
+  });
+
+  it('lets a manager add, rename and move categories, each change queued for the cloud', async () => {
+    const drinks = await call(manager, 'POST', '/menu/categories', { name: 'Drinks' });
+    expect(drinks.statusCode, drinks.body).toBe(201);
+    expect(drinks.json().data).toMatchObject({ name: 'Drinks', position: 1, version: 1 });
+    const id = drinks.json().data.id as string;
+    const sides = await call(manager, 'POST', '/menu/categories', { name: 'Sides', position: 0 });
+    expect(sides.json().data).toMatchObject({ name: 'Sides', position: 0 });
+
+    const renamed = await call(manager, 'PATCH', `/menu/categories/${id}`, {
+      name: 'Cold drinks',
+      position: 5,
+    });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(renamed.json().data).toMatchObject({ id, name: 'Cold drinks', position: 5, version: 2 });
+    const listed = await call(cashier, 'GET', '/menu/categories');
+    expect(listed.json().data.map((c: { name: string }) => c.name)).toEqual([
+      'Mains',
+      'Sides',
+      'Cold drinks',
+    ]);
+    // A new store builds its menu this way: items go into the category it just made.
+    const item = await call(manager, 'POST', '/menu/items', {
+      category_id: id,
+      name: 'Cola',
+      price_minor: 250,
+    });
+    expect(item.statusCode, item.body).toBe(201);
+
+    const queued = db
+      .prepare(
+        "select operation, row_version as version from outbox where table_name = 'menu_categories' and row_id = ? order by seq",
+      )
+      .all(id);
+    expect(queued).toEqual([
+      { operation: 'insert', version: 1 },
+      { operation: 'update', version: 2 },
+    ]);
+  });
+
+  it('keeps categories to managers, and answers 400, 404 and 409 in the envelope', async () => {
+    const byCashier = await call(cashier, 'POST', '/menu/categories', { name: 'Desserts' });
+    expect(byCashier.statusCode).toBe(403);
+    expect((await call(cashier, 'PATCH', `/menu/categories/${mains}`, { name: 'X' })).statusCode).toBe(403);
+    expect((await call(undefined, 'POST', '/menu/categories', { name: 'X' })).statusCode).toBe(401);
+
+    const taken = await call(manager, 'POST', '/menu/categories', { name: 'Mains' });
+    expect(taken.statusCode).toBe(409);
+    expect(taken.json().error.code).toBe('MENU_CATEGORY_NAME_TAKEN');
+    for (const body of [
+      {},
+      { name: '' },
+      { name: 'X', position: -1 },
+      { name: 'X', position: '2' },
+      { name: 'X', extra: 1 },
+    ]) {
+      const refused = await call(manager, 'POST', '/menu/categories', body);
+      expect(refused.statusCode, JSON.stringify(body)).toBe(400);
+      expect(refused.json().error.code).toBe('INVALID_REQUEST');
+    }
+    const emptyPatch = await call(manager, 'PATCH', `/menu/categories/${mains}`, {});
+    expect(emptyPatch.statusCode).toBe(400);
+    expect((await call(manager, 'PATCH', '/menu/categories/nope', { name: 'X' })).statusCode).toBe(400);
+    const unknown = await call(manager, 'PATCH', `/menu/categories/${UNKNOWN}`, { name: 'X' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error.code).toBe('MENU_CATEGORY_NOT_FOUND');
+    expect(services.menu.listCategories().map((c) => c.name)).toEqual(['Mains']);
   });
 });
