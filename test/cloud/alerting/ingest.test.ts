@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../../support/stores.ts';
 import {
+  type Admin,
   type AlertBody,
   type AlertingCloud,
   alertBody,
   alertingCloud,
   expectError,
   expectOk,
+  freshAdmin,
   ingest,
 } from './alerting-cloud.ts';
 
@@ -17,8 +19,8 @@ describe.each(backends)('alert ingest and lifecycle on %s', (backend) => {
   });
   afterAll(() => context.cloud.close());
 
-  const list = async (query: string) =>
-    expectOk(await context.adminA.call('GET', `/api/v1/alerts${query}`)) as {
+  const list = async (admin: Admin, query: string) =>
+    expectOk(await admin.call('GET', `/api/v1/alerts${query}`)) as {
       alerts: AlertBody[];
       next_cursor: string | null;
     };
@@ -141,30 +143,41 @@ describe.each(backends)('alert ingest and lifecycle on %s', (backend) => {
   });
 
   it('lists by status, newest first, in keyset pages', async () => {
+    // A tenant of its own, with an alert in every status: the lists hold only what this test made.
+    const admin = await freshAdmin(context);
     const fresh = await Promise.all(
-      [1, 2, 3].map(() => ingest(context.adminA, alertBody({ service: 'paging-test' }))),
+      [1, 2, 3].map(() => ingest(admin, alertBody({ service: 'paging-test' }))),
     );
-    const active = await list('?status=active&limit=200');
+    const acknowledgedOne = await ingest(admin, alertBody());
+    expectOk(
+      await admin.call('POST', `/api/v1/alerts/${acknowledgedOne.id}/acknowledge`, { user_id: 'u-1' }),
+    );
+    const resolvedOne = await ingest(admin, alertBody());
+    expectOk(await admin.call('POST', `/api/v1/alerts/${resolvedOne.id}/resolve`, {}));
+    const active = await list(admin, '?status=active&limit=200');
     expect(active.alerts.every((alert) => alert.status === 'firing')).toBe(true);
     for (const alert of fresh) expect(active.alerts.map((a) => a.id)).toContain(alert.id);
 
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = await list(`?status=all&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const page = await list(admin, `?status=all&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
       expect(page.alerts.length).toBeLessThanOrEqual(2);
       seen.push(...page.alerts.map((alert) => alert.id));
       cursor = page.next_cursor;
     } while (cursor);
     expect(seen).toEqual([...seen].sort().reverse());
     expect(new Set(seen).size).toBe(seen.length);
-    const resolved = await list('?status=resolved');
+    expect(seen).toHaveLength(5);
+    const resolved = await list(admin, '?status=resolved');
     expect(resolved.alerts.length).toBeGreaterThan(0);
     expect(resolved.alerts.every((alert) => alert.status === 'resolved')).toBe(true);
-    const acknowledged = await list('?status=acknowledged');
+    expect(resolved.alerts.map((alert) => alert.id)).toEqual([resolvedOne.id]);
+    const acknowledged = await list(admin, '?status=acknowledged');
     expect(acknowledged.alerts.every((alert) => alert.status === 'acknowledged')).toBe(true);
+    expect(acknowledged.alerts.map((alert) => alert.id)).toEqual([acknowledgedOne.id]);
     // The spec's default view: no status means active.
-    expect((await list('')).alerts.every((alert) => alert.status === 'firing')).toBe(true);
+    expect((await list(admin, '')).alerts.every((alert) => alert.status === 'firing')).toBe(true);
   });
 
   it('answers 400 naming the field, 404 for unknown ids, 401 and 403', async () => {
