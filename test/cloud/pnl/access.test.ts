@@ -3,6 +3,16 @@ import { backends } from '../../support/stores.ts';
 import { callerOf, member, ok, pnlCloud, refused, seedChain } from './pnl-cloud.ts';
 
 const PERIOD = { start_date: '2026-01-01', end_date: '2026-01-31' };
+/** Two brands in one region, a store each. */
+const CHAIN = {
+  brands: ['A', 'B'],
+  regions: ['R'],
+  stores: [
+    { name: 'S1', brand: 0, region: 0 },
+    { name: 'S2', brand: 1, region: 0 },
+  ],
+};
+let chainSeq = 0;
 
 describe.each(backends)('P&L access and validation (%s)', (backend) => {
   let cloud: Awaited<ReturnType<typeof pnlCloud>>;
@@ -11,14 +21,7 @@ describe.each(backends)('P&L access and validation (%s)', (backend) => {
 
   beforeAll(async () => {
     cloud = await pnlCloud(backend);
-    chain = await seedChain(cloud, 'access', {
-      brands: ['A', 'B'],
-      regions: ['R'],
-      stores: [
-        { name: 'S1', brand: 0, region: 0 },
-        { name: 'S2', brand: 1, region: 0 },
-      ],
-    });
+    chain = await seedChain(cloud, 'access', CHAIN);
     for (const role of [
       'manager',
       'restaurant_manager',
@@ -222,63 +225,71 @@ describe.each(backends)('P&L access and validation (%s)', (backend) => {
   });
 
   it('checks sections, group_by and filters of a custom report', async () => {
+    // A chain of its own, whose expenses are only the four this test records: the writers' test
+    // records its own in the shared chain.
+    const slug = `access-custom-${++chainSeq}`;
+    const own = await seedChain(cloud, slug, CHAIN);
+    const call = (await member(cloud, own.tenant.id, `tenant_admin@${slug}.test`, ['tenant_admin'])).call;
+    const expense = { location_id: own.stores[0]!.id, expense_date: '2026-01-05', category: 'utilities' };
+    for (let i = 0; i < 4; i++)
+      ok(await call('POST', '/api/v1/pnl/ledger/expenses', { ...expense, amount: 10 }), 201);
     const url = '/api/v1/pnl/custom';
-    refused(await admin()('POST', url, PERIOD), 400, 'body.sections: is required');
+    refused(await call('POST', url, PERIOD), 400, 'body.sections: is required');
     refused(
-      await admin()('POST', url, { ...PERIOD, sections: [] }),
+      await call('POST', url, { ...PERIOD, sections: [] }),
       400,
       'sections must name at least one section',
     );
     refused(
-      await admin()('POST', url, { ...PERIOD, sections: ['revenue', 'taxes'] }),
+      await call('POST', url, { ...PERIOD, sections: ['revenue', 'taxes'] }),
       400,
       /^body.sections.1: /,
     );
     refused(
-      await admin()('POST', url, { ...PERIOD, sections: ['revenue'], group_by: 'city' }),
+      await call('POST', url, { ...PERIOD, sections: ['revenue'], group_by: 'city' }),
       400,
       /^body.group_by: /,
     );
     refused(
-      await admin()('POST', url, { ...PERIOD, sections: ['revenue'], filters: { city: 'Paris' } }),
+      await call('POST', url, { ...PERIOD, sections: ['revenue'], filters: { city: 'Paris' } }),
       400,
       "Unknown filter 'city'; accepted filters are region_id, brand_id, location_id, min_revenue",
     );
     refused(
-      await admin()('POST', url, { ...PERIOD, sections: ['revenue'], filters: { min_revenue: 'lots' } }),
+      await call('POST', url, { ...PERIOD, sections: ['revenue'], filters: { min_revenue: 'lots' } }),
       400,
       /^filters.min_revenue/,
     );
     refused(
-      await admin()('POST', url, { ...PERIOD, sections: ['revenue'], filters: { brand_id: 7 } }),
+      await call('POST', url, { ...PERIOD, sections: ['revenue'], filters: { brand_id: 7 } }),
       400,
       /^filters.brand_id/,
     );
     refused(
-      await admin()('POST', url, { ...PERIOD, sections: ['revenue'], filters: { region_id: 'nope' } }),
+      await call('POST', url, { ...PERIOD, sections: ['revenue'], filters: { region_id: 'nope' } }),
       404,
       'Region not found: nope',
     );
     refused(
-      await admin()('POST', url, { ...PERIOD, sections: ['revenue'], filters: { location_id: 'nope' } }),
+      await call('POST', url, { ...PERIOD, sections: ['revenue'], filters: { location_id: 'nope' } }),
       404,
       'Location not found: nope',
     );
     const data = ok(
-      await admin()('POST', url, {
+      await call('POST', url, {
         ...PERIOD,
         sections: ['revenue', 'operating_expenses'],
         group_by: 'region',
-        filters: { region_id: chain.regions[0]!.id, min_revenue: 0 },
+        filters: { region_id: own.regions[0]!.id, min_revenue: 0 },
       }),
     );
     expect(data).toMatchObject({ group_by: 'region', sections_included: ['revenue', 'operating_expenses'] });
     expect(data.groups).toEqual([
       {
-        group_key: chain.regions[0]!.id,
+        group_key: own.regions[0]!.id,
         group_name: 'R',
         revenue: { gross_revenue: 0, discounts: 0, refunds: 0, net_revenue: 0 },
-        // The four expenses of 10.00 the writers' test recorded.
+        // The four expenses of 10.00 recorded above.
         operating_expenses: {
           labor_cost: 0,
           occupancy_cost: 0,
@@ -289,7 +300,7 @@ describe.each(backends)('P&L access and validation (%s)', (backend) => {
       },
     ]);
     const none = ok(
-      await admin()('POST', url, { ...PERIOD, sections: ['cogs'], filters: { min_revenue: 0.01 } }),
+      await call('POST', url, { ...PERIOD, sections: ['cogs'], filters: { min_revenue: 0.01 } }),
     );
     expect(none.groups).toEqual([]);
     expect(none.totals).toEqual({ cogs: { food_cost: 0, beverage_cost: 0, total_cogs: 0 } });

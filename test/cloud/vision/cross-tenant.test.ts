@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../shared/ids.ts';
+import { bearer, seedTenant, signedInUser } from '../../support/cloud.ts';
 import { backends } from '../../support/stores.ts';
 import {
   ago,
@@ -15,17 +16,27 @@ import {
   visionCloud,
 } from './vision-cloud.ts';
 
+let tenantSeq = 0;
+
 describe.each(backends)('vision across tenants on %s', (backend) => {
   let context: VisionCloud;
-  const camera = `cam-${newId()}`;
-  const orderId = newId();
+  let pushA: ReturnType<typeof storePusher>;
   beforeAll(async () => {
     context = await visionCloud(backend);
+    // One pusher for store 1 throughout: it keeps the versions of the store's occupancy row.
+    pushA = storePusher(context.cloud, context.storeA.credential);
+  });
+  afterAll(() => context.cloud.close());
+
+  /**
+   * Alpha's store syncs a camera for the test alone, with its lane, a detection, a track, a model
+   * minute and an order's check, and the store's occupancy.
+   */
+  async function alphaCamera() {
     const { cloud, a } = context;
-    await storePusher(
-      cloud,
-      context.storeA.credential,
-    )([
+    const camera = `cam-${newId()}`;
+    const orderId = newId();
+    await pushA([
       ['vision_camera_states', cameraState(cloud, camera)],
       ['vision_lane_states', laneState(cloud, camera)],
       ['vision_detections', detection(camera, ago(cloud, 1000))],
@@ -56,11 +67,12 @@ describe.each(backends)('vision across tenants on %s', (backend) => {
         },
       ],
     ]);
-  });
-  afterAll(() => context.cloud.close());
+    return { camera, orderId };
+  }
 
   it('shows another tenant’s cameras and everything of theirs as absent', async () => {
     const { a, storeA } = context;
+    const { camera, orderId } = await alphaCamera();
     expect(expectOk(await context.managerA('GET', `/v1/vision/cameras/${camera}`)).id).toBe(camera);
 
     for (const as of [context.adminB, context.managerB]) {
@@ -107,6 +119,7 @@ describe.each(backends)('vision across tenants on %s', (backend) => {
 
   it('lets no other tenant change them, and queues nothing for their appliance', async () => {
     const { cloud, a, storeA } = context;
+    const { camera } = await alphaCamera();
     const commands = () =>
       cloud.store.db.selectFrom('device_commands').select('id').where('device_id', '=', storeA.id).execute();
     const before = await commands();
@@ -141,16 +154,20 @@ describe.each(backends)('vision across tenants on %s', (backend) => {
   });
 
   it('keeps each store’s rows under the tenant that pushed them', async () => {
-    const { cloud, b } = context;
-    // Bravo's store syncs a camera of its own; Alpha does not see it and Bravo sees only it.
+    const { cloud } = context;
+    // A tenant of the test's own syncs a camera: Bravo must keep none for the checks that it sees
+    // none of Alpha's. Alpha does not see it and its tenant sees only it.
+    const slug = `charlie-${++tenantSeq}`;
+    const c = await seedTenant(cloud.services, slug);
+    const store = await cloud.services.sync.provisionAppliance(c.tenant.id, {
+      location_id: c.location.id,
+      name: 'C1',
+    });
+    const manager = await signedInUser(cloud, c.tenant.id, `manager@${slug}.test`, ['manager']);
     const theirs = `cam-${newId()}`;
-    await storePusher(
-      cloud,
-      context.storeB.credential,
-    )([['vision_camera_states', cameraState(cloud, theirs)]]);
-    expect(expectOk(await context.managerB('GET', '/api/vision/cameras')).cameras).toMatchObject([
-      { id: theirs, location_id: b.location.id },
-    ]);
+    await storePusher(cloud, store.credential)([['vision_camera_states', cameraState(cloud, theirs)]]);
+    const listed = await cloud.app.inject({ url: '/api/vision/cameras', headers: bearer(manager.token) });
+    expect(expectOk(listed).cameras).toMatchObject([{ id: theirs, location_id: c.location.id }]);
     expectError(await context.managerA('GET', `/v1/vision/cameras/${theirs}`), 404, 'CAMERA_NOT_FOUND');
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../shared/ids.ts';
 import { CAMERA_DEFAULTS, DRIVE_THRU_DEFAULTS, EDGE_DEFAULTS } from '../../../shared/vision/settings.ts';
 import { backends } from '../../support/stores.ts';
+import { deviceKey } from '../devices/device-client.ts';
 import {
   cameraState,
   expectError,
@@ -10,6 +11,8 @@ import {
   type VisionCloud,
   visionCloud,
 } from './vision-cloud.ts';
+
+let storeSeq = 0;
 
 describe.each(backends)('vision settings and calibration through the fleet on %s', (backend) => {
   let context: VisionCloud;
@@ -23,6 +26,33 @@ describe.each(backends)('vision settings and calibration through the fleet on %s
   afterAll(() => context.cloud.close());
 
   const cameraId = () => `cam-${newId()}`;
+
+  /**
+   * A store of Alpha's with its appliance enrolled through MDM, for a test that sends the store's
+   * drive-thru or the appliance's settings: these start at the defaults, and what one test sends
+   * stays out of another's.
+   */
+  async function managedStore() {
+    const { cloud, a } = context;
+    const n = ++storeSeq;
+    const location = await cloud.services.tenancy.createLocation(a.tenant.id, {
+      name: `Managed store ${n}`,
+      brand_id: a.brand.id,
+      region_id: a.region.id,
+    });
+    const registered = await cloud.services.devices.register(a.tenant.id, {
+      location_id: location.id,
+      device_type: 'appliance',
+      name: `Appliance M${n}`,
+      serial_number: `APL-M${n}`,
+    });
+    const issued = await cloud.services.devices.enrol({
+      enrollment_token: registered.enrollment_token,
+      csr: (await deviceKey()).csr,
+    });
+    return { id: registered.id, location, push: storePusher(cloud, issued.sync_credential!) };
+  }
+
   /** The registry's command row, as the fleet link will read it. */
   const commandRow = (id: string) =>
     context.cloud.store.db
@@ -186,11 +216,12 @@ describe.each(backends)('vision settings and calibration through the fleet on %s
   });
 
   it('sends a store’s drive-thru settings, and shows them once the appliance confirms', async () => {
-    const { cloud, a, storeA } = context;
-    const url = `/v1/vision/drive-thru/settings?location_id=${a.location.id}`;
+    const { cloud, a } = context;
+    const store = await managedStore();
+    const url = `/v1/vision/drive-thru/settings?location_id=${store.location.id}`;
     expectError(await context.staffA('GET', '/v1/vision/drive-thru/settings'), 400, 'LOCATION_REQUIRED');
     expect(expectOk(await context.staffA('GET', url))).toEqual({
-      location_id: a.location.id,
+      location_id: store.location.id,
       settings: DRIVE_THRU_DEFAULTS,
       confirmed_at: null,
       pending: null,
@@ -200,17 +231,17 @@ describe.each(backends)('vision settings and calibration through the fleet on %s
     const accepted = expectOk(
       await context.managerA('PUT', '/v1/vision/drive-thru/settings', {
         ...first,
-        location_id: a.location.id,
+        location_id: store.location.id,
       }),
       202,
     );
     expect(accepted).toMatchObject({
       status: 'pending',
-      location_id: a.location.id,
+      location_id: store.location.id,
       settings: { ...DRIVE_THRU_DEFAULTS, ...first },
     });
     const row = await commandRow(accepted.command_id);
-    expect(row).toMatchObject({ device_id: storeA.id, kind: 'settings' });
+    expect(row).toMatchObject({ device_id: store.id, kind: 'settings' });
     expect(JSON.parse(row.payload)).toEqual({ drive_thru: first });
     expect(expectOk(await context.staffA('GET', url)).pending).toMatchObject({
       requested: first,
@@ -221,7 +252,7 @@ describe.each(backends)('vision settings and calibration through the fleet on %s
     await cloud.services.devices.updateCommand(a.tenant.id, accepted.command_id, { state: 'succeeded' });
     const confirmed = expectOk(await context.staffA('GET', url));
     expect(confirmed).toEqual({
-      location_id: a.location.id,
+      location_id: store.location.id,
       settings: { ...DRIVE_THRU_DEFAULTS, ...first },
       confirmed_at: expect.any(String),
       pending: null,
@@ -259,11 +290,17 @@ describe.each(backends)('vision settings and calibration through the fleet on %s
   });
 
   it('sends an edge device’s settings, refusing fewer streams than cameras enabled', async () => {
-    const { cloud, a, storeA } = context;
-    const url = `/v1/vision/edge/${storeA.id}/settings`;
+    const { cloud, a } = context;
+    const store = await managedStore();
+    // Two cameras enabled at the store: the limit on streams is checked against them.
+    await store.push([
+      ['vision_camera_states', cameraState(cloud, cameraId())],
+      ['vision_camera_states', cameraState(cloud, cameraId())],
+    ]);
+    const url = `/v1/vision/edge/${store.id}/settings`;
     expect(expectOk(await context.staffA('GET', url))).toMatchObject({
-      edge_id: storeA.id,
-      location_id: a.location.id,
+      edge_id: store.id,
+      location_id: store.location.id,
       managed: true,
       settings: EDGE_DEFAULTS,
       pending: null,
@@ -272,20 +309,19 @@ describe.each(backends)('vision settings and calibration through the fleet on %s
     const accepted = expectOk(await context.adminA('PUT', url, body), 202);
     expect(accepted).toMatchObject({
       status: 'pending',
-      edge_id: storeA.id,
+      edge_id: store.id,
       settings: { ...EDGE_DEFAULTS, ...body },
     });
     const row = await commandRow(accepted.command_id);
-    expect(row).toMatchObject({ device_id: storeA.id, kind: 'settings', state: 'queued' });
+    expect(row).toMatchObject({ device_id: store.id, kind: 'settings', state: 'queued' });
     expect(JSON.parse(row.payload)).toEqual({ edge: body });
     expect(expectOk(await context.staffA('GET', url)).pending).toMatchObject({ requested: body });
 
-    // Store 1 has cameras enabled from the tests above (at least two).
     const enabled = (
       await cloud.services.vision.listCameras(
         { tenantId: a.tenant.id, userId: 'x', locationId: null },
         {
-          location_id: a.location.id,
+          location_id: store.location.id,
         },
       )
     ).filter((c) => c.enabled).length;
@@ -310,6 +346,18 @@ describe.each(backends)('vision settings and calibration through the fleet on %s
 
   it('records each change in the audit trail with its actor', async () => {
     const { cloud, a } = context;
+    const store = await managedStore();
+    const camera = cameraId();
+    await store.push([['vision_camera_states', cameraState(cloud, camera)]]);
+    const settings = `/v1/vision/cameras/${camera}/settings`;
+    expectOk(await context.managerA('PUT', settings, { min_confidence: 0.6 }), 202);
+    expectOk(await context.adminA('POST', `/v1/vision/cameras/${camera}/calibrate`), 202);
+    expectOk(
+      await context.adminA('PUT', `/v1/vision/edge/${store.id}/settings`, { video_retention_days: 7 }),
+      202,
+    );
+    // Reads are not changes: they stay out of the trail.
+    expectOk(await context.staffA('GET', settings));
     const events = await cloud.services.audit.list(a.tenant.id, { limit: 100 });
     const actions = events.map((event) => event.action);
     expect(actions).toContain('vision.put /v1/vision/cameras/:camera_id/settings');
