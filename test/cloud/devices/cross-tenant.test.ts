@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { seedTenant } from '../../support/cloud.ts';
 import { backends } from '../../support/stores.ts';
 import {
   type DeviceCloud,
@@ -7,14 +8,30 @@ import {
   enrolledDevice,
   expectError,
   expectOk,
+  member,
 } from './device-client.ts';
 
+let tenantSeq = 0;
+
 describe.each(backends)('devices across tenants on %s', (backend) => {
+  let shared: DeviceCloud;
+  /**
+   * The file's cloud and tenant A, with a tenant B of the running test's own (its advanceDays signs
+   * in the file's B again, not this one).
+   */
   let context: DeviceCloud;
+  // One cloud for the file; each test has a B of its own: a device one test gives B would otherwise
+  // show in another's check that B's lists are empty.
   beforeAll(async () => {
-    context = await deviceCloud(backend);
+    shared = await deviceCloud(backend);
   });
-  afterAll(() => context.cloud.close());
+  beforeEach(async () => {
+    const n = ++tenantSeq;
+    const b = await seedTenant(shared.cloud.services, `bravo-${n}`);
+    const adminB = await member(shared.cloud, b.tenant.id, `admin@bravo-${n}.test`, ['tenant_admin']);
+    context = { ...shared, b, adminB };
+  });
+  afterAll(() => shared.cloud.close());
 
   it('answers 404 to B’s admin for every endpoint about A’s device, and changes nothing', async () => {
     const device = await enrolledDevice(context);

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { type ChatCloud, chatCloud, type Frame } from '../chat/chat-cloud.ts';
 import { call, SECURITY, type TestEdge, testEdge } from './edge-support.ts';
@@ -40,11 +40,17 @@ describe('the edge router in front of the real gateway', () => {
   let c: ChatCloud;
   let edge: TestEdge;
   const sockets: EdgeSocket[] = [];
+  let client = 0;
+  // Each test its own client address, so the limiter's counts are of that test's calls alone.
+  beforeEach(() => {
+    client += 1;
+  });
   const api = (method: string, path: string, token: string, body?: object) =>
     call(edge.port, {
       method,
       path: `/api/v1/chat${path}`,
       headers: {
+        'cf-connecting-ip': `198.51.100.${client}`,
         authorization: `Bearer ${token}`,
         ...(body ? { 'content-type': 'application/json' } : {}),
       },

@@ -1,5 +1,5 @@
 import { connect, createServer, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, echoUpstream, SECURITY, type TestEdge, testEdge } from './edge-support.ts';
 
 describe('the edge router in front of an echoing upstream', () => {
@@ -16,6 +16,10 @@ describe('the edge router in front of an echoing upstream', () => {
   afterAll(async () => {
     await edge.stop();
     await upstream.close();
+  });
+  // Each test looks only at the requests it sent: the upstream is the file's, its record is the test's.
+  beforeEach(() => {
+    upstream.seen.length = 0;
   });
 
   it('answers GET /health with 200 OK, whatever the host, uncounted', async () => {

@@ -1,5 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { seedTenant } from '../../support/cloud.ts';
 import { backends } from '../../support/stores.ts';
+import { member } from '../devices/device-client.ts';
 import {
   expectError,
   expectOk,
@@ -10,12 +12,24 @@ import {
   registerSensor,
 } from './incident-cloud.ts';
 
+let tenantSeq = 0;
+
 describe.each(backends)('incidents across tenants on %s', (backend) => {
+  let shared: IncidentCloud;
+  /** The file's cloud and tenant A, with a tenant B of the running test's own. */
   let context: IncidentCloud;
+  // One cloud for the file; each test has a B of its own: an incident one test raises for B would
+  // otherwise show in another's check that B's lists are empty.
   beforeAll(async () => {
-    context = await incidentCloud(backend);
+    shared = await incidentCloud(backend);
   });
-  afterAll(() => context.cloud.close());
+  beforeEach(async () => {
+    const n = ++tenantSeq;
+    const b = await seedTenant(shared.cloud.services, `bravo-${n}`);
+    const adminB = await member(shared.cloud, b.tenant.id, `admin@bravo-${n}.test`, ['tenant_admin']);
+    context = { ...shared, b, adminB };
+  });
+  afterAll(() => shared.cloud.close());
 
   it('answers 404 to B’s admin for A’s incident, shows B none of A’s, and changes nothing', async () => {
     const deviceA = await registerSensor(context.adminA, context.a.location.id);
@@ -56,7 +70,9 @@ describe.each(backends)('incidents across tenants on %s', (backend) => {
     ]);
     expect(expectOk(await context.adminA.call('GET', `/v1/incidents?device_id=${deviceA}`))).toEqual([]);
 
-    // Each tenant's own device alert is its own incident, even while the other's is open.
+    // Each tenant's own device alert is its own incident, even while the other's (A's, raised here)
+    // is open.
+    await raise(context.adminA, incidentBody(deviceA, context.a.location.id));
     const own = await raise(context.adminB, incidentBody(deviceB, context.b.location.id));
     expect(own).toMatchObject({ tenant_id: context.b.tenant.id, occurrences: 1 });
   });
