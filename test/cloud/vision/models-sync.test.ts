@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bearer, createTestCloud, loginTokens, seedTenant, type TestCloud } from '../../support/cloud.ts';
 import { backends } from '../../support/stores.ts';
 import { deviceKey, expectError, expectOk } from '../devices/device-client.ts';
@@ -69,6 +69,28 @@ async function enrolled(
 
 const syncOf = (edgeId: string) => `/v1/vision/edge/${edgeId}/models/sync`;
 
+let tenants = 0;
+
+/**
+ * A tenant of its own for each test: what a test publishes and deploys is the whole tenant's (a sync
+ * without a body sends every deploy version), so one test's models would change what the next one
+ * is sent. Its store's appliance is an enrolled MDM device; beside it a KDS, an appliance not yet
+ * enrolled and a sync-only appliance, none of which the cloud can send a model to.
+ */
+async function alphaTenant(cloud: TestCloud) {
+  const slug = `alpha-${++tenants}`;
+  const { tenant, location } = await seedTenant(cloud.services, slug);
+  return {
+    tenantId: tenant.id,
+    adminA: await signedIn(cloud, tenant.id, `admin@${slug}.test`, ['tenant_admin']),
+    managerA: await signedIn(cloud, tenant.id, `manager@${slug}.test`, ['manager']),
+    edgeA: await enrolled(cloud, tenant.id, location.id, 'appliance', `APL-${slug}`),
+    kds: await enrolled(cloud, tenant.id, location.id, 'kds', `KDS-${slug}`),
+    pending: (await register(cloud, tenant.id, location.id, 'appliance', `APL-PENDING-${slug}`)).id,
+    syncOnly: (await cloud.services.sync.provisionAppliance(tenant.id, { location_id: location.id })).id,
+  };
+}
+
 describe.each(backends)('model syncs to edge appliances on %s', (backend) => {
   let cloud: TestCloud;
   let tenantA: string;
@@ -81,29 +103,31 @@ describe.each(backends)('model syncs to edge appliances on %s', (backend) => {
   let pending: string;
   let syncOnly: string;
 
+  // The cloud and the other tenant, whose edge and models no test changes, are built once.
   beforeAll(async () => {
     cloud = await createTestCloud(backend, {
       config: { rateLimit: false, publicUrl: 'https://cloud.example.com/base/' },
     });
-    const a = await seedTenant(cloud.services, 'alpha');
     const b = await seedTenant(cloud.services, 'bravo');
-    tenantA = a.tenant.id;
-    adminA = await signedIn(cloud, a.tenant.id, 'admin@alpha.test', ['tenant_admin']);
-    managerA = await signedIn(cloud, a.tenant.id, 'manager@alpha.test', ['manager']);
     adminB = await signedIn(cloud, b.tenant.id, 'admin@bravo.test', ['tenant_admin']);
-    edgeA = await enrolled(cloud, a.tenant.id, a.location.id, 'appliance', 'APL-A');
     edgeB = await enrolled(cloud, b.tenant.id, b.location.id, 'appliance', 'APL-B');
-    kds = await enrolled(cloud, a.tenant.id, a.location.id, 'kds', 'KDS-A');
-    pending = (await register(cloud, a.tenant.id, a.location.id, 'appliance', 'APL-PENDING')).id;
-    syncOnly = (await cloud.services.sync.provisionAppliance(a.tenant.id, { location_id: a.location.id })).id;
   });
   afterAll(() => cloud.close());
+
+  beforeEach(async () => {
+    ({ tenantId: tenantA, adminA, managerA, edgeA, kds, pending, syncOnly } = await alphaTenant(cloud));
+  });
 
   const publish = async (admin: Call, model: string, version: string, deploy: boolean) => {
     const manifest = { ...fixtureManifest, name: model, version, sha256 };
     expectOk(await admin('POST', `/v1/vision/models/${model}/versions`, manifest), 201);
     expectOk(await admin('PUT', `/v1/vision/models/${model}/versions/${version}/file`, onnx));
     if (deploy) expectOk(await admin('POST', `/v1/vision/models/${model}/versions/${version}/deploy`));
+  };
+  /** The tenant's models as an admin leaves them: `rectangles` 1.0.0 deployed, `squares` 0.1.0 not. */
+  const publishModels = async () => {
+    await publish(adminA, 'rectangles', '1.0.0', true);
+    await publish(adminA, 'squares', '0.1.0', false);
   };
 
   it('refuses edges that cannot take it, and syncs with nothing to send', async () => {
@@ -114,8 +138,7 @@ describe.each(backends)('model syncs to edge appliances on %s', (backend) => {
   });
 
   it('sends the deploy versions by default, with absolute download URLs, digests and manifests', async () => {
-    await publish(adminA, 'rectangles', '1.0.0', true);
-    await publish(adminA, 'squares', '0.1.0', false);
+    await publishModels();
     const accepted = expectOk(await adminA('POST', syncOf(edgeA)), 202);
     expect(accepted).toEqual({
       command_id: expect.any(String),
@@ -151,6 +174,7 @@ describe.each(backends)('model syncs to edge appliances on %s', (backend) => {
   });
 
   it('names models and versions, and refuses what cannot be sent', async () => {
+    await publishModels();
     const named = expectOk(
       await adminA('POST', syncOf(edgeA), {
         models: [{ model_id: 'squares', version: '0.1.0' }, { model_id: 'rectangles' }],
@@ -193,6 +217,7 @@ describe.each(backends)('model syncs to edge appliances on %s', (backend) => {
   });
 
   it('follows the appliance’s answers: progress, then each model’s result', async () => {
+    await publishModels();
     const accepted = expectOk(
       await adminA('POST', syncOf(edgeA), {
         models: [{ model_id: 'squares', version: '0.1.0' }, { model_id: 'rectangles' }],
@@ -249,6 +274,7 @@ describe.each(backends)('model syncs to edge appliances on %s', (backend) => {
   });
 
   it('keeps every tenant’s edges, models and syncs to itself', async () => {
+    await publishModels();
     const accepted = expectOk(await adminA('POST', syncOf(edgeA)), 202);
     expectError(await adminB('GET', `${syncOf(edgeA)}/${accepted.command_id}`), 404, 'MODEL_SYNC_NOT_FOUND');
     expectError(await adminB('POST', syncOf(edgeA)), 404, 'EDGE_NOT_FOUND');

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openApplianceDb } from '../../../../appliance/db/index.ts';
 import { createFleetHandlers, type FleetVision } from '../../../../appliance/fleet/handlers.ts';
 import { createCommandJournal } from '../../../../appliance/fleet/journal.ts';
@@ -81,12 +81,16 @@ describe('the fleet handlers of the camera pipeline', () => {
 
 describe('a model sync from the cloud’s API to the appliance’s detector, over the fleet link', () => {
   const closers: Array<() => Promise<void> | void> = [];
+  const applianceClosers: Array<() => Promise<void> | void> = [];
   let cloud: Awaited<ReturnType<typeof startCloud>>;
   let tenant: Awaited<ReturnType<typeof cloudTenant>>;
   let detector: Detector;
   let modelsDir: string;
-  const progress: number[] = [];
+  let cloudUrl: string;
+  let bundledDir: string;
+  let progress: number[];
 
+  // The cloud, the versions it offers and the bundled model are only read by the tests: built once.
   beforeAll(async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'models-cloud-'));
     closers.push(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -106,28 +110,38 @@ describe('a model sync from the cloud’s API to the appliance’s detector, ove
     tenant = await cloudTenant(cloud.app, cloud.services, { host: `127.0.0.1:${cloud.port}` });
     await tenant.publish('1.1.0');
     await tenant.publish('2.0.0-broken', Buffer.from('bytes that load as no model'));
+    cloudUrl = `http://127.0.0.1:${cloud.port}`;
+    bundledDir = bundledModels();
+    closers.push(() => rmSync(bundledDir, { recursive: true, force: true }));
+  });
+  afterAll(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  });
 
+  // Each test gets an appliance of its own, running the bundled model: a sync changes its model
+  // store and its detector, which the next test would otherwise find already changed. They are the
+  // cloud's one edge, so a test waits for every sync it queues: the link would hand one still
+  // queued to the next test's appliance.
+  beforeEach(async () => {
     // The appliance: its model store, the detector running the bundled model, its fleet link.
     const applianceDir = mkdtempSync(join(tmpdir(), 'models-appliance-'));
-    const bundledDir = bundledModels();
-    closers.push(() => {
-      rmSync(applianceDir, { recursive: true, force: true });
-      rmSync(bundledDir, { recursive: true, force: true });
-    });
+    applianceClosers.push(() => rmSync(applianceDir, { recursive: true, force: true }));
     modelsDir = join(applianceDir, 'models');
     const store = createModelStore({
       dir: modelsDir,
       bundledDir,
-      cloudUrl: `http://127.0.0.1:${cloud.port}`,
+      cloudUrl,
       applianceKey: tenant.credential,
       log,
     });
-    detector = await createDetector(await loadModel(store.resolve('rectangles')), { maxBatch: 1, log });
-    closers.push(() => detector.close());
+    const running = await createDetector(await loadModel(store.resolve('rectangles')), { maxBatch: 1, log });
+    detector = running;
+    applianceClosers.push(() => running.close());
     const db = openApplianceDb(applianceDir);
-    closers.push(() => {
+    applianceClosers.push(() => {
       db.close();
     });
+    progress = [];
     // How the runtime wires it: the store's sync with the detector's swap.
     const vision: FleetVision = {
       calibrate: async (cameraId) => ({ camera_id: cameraId }),
@@ -138,7 +152,7 @@ describe('a model sync from the cloud’s API to the appliance’s detector, ove
             progress.push(fraction);
             options.onProgress(fraction);
           },
-          apply: (_name, loaded) => detector.swap(loaded),
+          apply: (_name, loaded) => running.swap(loaded),
         }),
     };
     const link = createApplianceFleetLink({
@@ -153,11 +167,11 @@ describe('a model sync from the cloud’s API to the appliance’s detector, ove
       clock: systemClock,
       log,
     });
-    closers.push(() => link.close());
+    applianceClosers.push(() => link.close());
     await link.start();
   });
-  afterAll(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
+  afterEach(async () => {
+    for (const close of applianceClosers.splice(0).reverse()) await close();
   });
 
   const state = (commandId: string) =>
@@ -180,6 +194,11 @@ describe('a model sync from the cloud’s API to the appliance’s detector, ove
   });
 
   it('reports a model that cannot run as failed, with the previous one still running', async () => {
+    // The previous one: 1.1.0, installed by a sync of its own.
+    const installed = await tenant.syncPayload(['1.1.0']);
+    await expect
+      .poll(async () => (await state(installed.commandId)).status, { timeout: 15_000 })
+      .toBe('succeeded');
     const { commandId } = await tenant.syncPayload(['2.0.0-broken']);
     await expect.poll(async () => (await state(commandId)).status, { timeout: 15_000 }).toBe('failed');
     expect((await state(commandId)).models).toEqual([

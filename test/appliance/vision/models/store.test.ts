@@ -1,4 +1,5 @@
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -12,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDetector, type Detector } from '../../../../appliance/vision/detect/detector.ts';
 import { loadModel } from '../../../../appliance/vision/detect/model.ts';
 import { createModelStore, type ModelStore } from '../../../../appliance/vision/models/index.ts';
@@ -56,6 +57,41 @@ describe('the appliance’s model store, syncing from a real cloud', () => {
     return result.detections.map((d) => d.className);
   }
 
+  /**
+   * Models folders as the store's syncs of some versions, one after the other, left them, by those
+   * versions. Each is built once and then only copied: a test starts on the versions synced before
+   * it without syncing them again and loading each into its detector, the slow part.
+   */
+  const syncedFolders = new Map<string, Promise<string>>();
+  async function syncedFolder(versions: string[]) {
+    const dir = mkdtempSync(join(tmpdir(), 'synced-models-'));
+    const syncing = createModelStore({ dir, bundledDir, cloudUrl, applianceKey: tenant.credential, log });
+    for (const version of versions) {
+      const result = await syncing.syncModels((await tenant.syncPayload([version])).payload, {
+        // Nothing runs here: an appliance started on a copy runs what the folder names current.
+        apply: async () => {},
+      });
+      expect(result.models).toEqual([{ name: 'rectangles', version, status: 'installed' }]);
+    }
+    return dir;
+  }
+  /**
+   * Starts the test's appliance as it starts after syncs of these versions, one after the other
+   * (none: nothing installed): its models folder as they left it, its detector running the model
+   * the store names current.
+   */
+  async function startAppliance(...synced: string[]) {
+    if (synced.length > 0) {
+      const key = synced.join(' ');
+      if (!syncedFolders.has(key)) syncedFolders.set(key, syncedFolder(synced));
+      cpSync(await syncedFolders.get(key)!, join(dataDir, 'models'), { recursive: true });
+    }
+    const running = await createDetector(await loadModel(store.resolve('rectangles')), { maxBatch: 2, log });
+    cleanups.push(() => running.close());
+    detector = running;
+  }
+
+  // The cloud, the versions it offers and the bundled model are only read by the tests: built once.
   beforeAll(async () => {
     cloud = await createTestCloud('sqlite', { config: { rateLimit: false } });
     await cloud.app.listen({ port: 0, host: '127.0.0.1' });
@@ -66,6 +102,16 @@ describe('the appliance’s model store, syncing from a real cloud', () => {
     for (const version of ['1.1.0', '1.2.0', '1.3.0']) await tenant.publish(version);
     await tenant.publish('2.0.0-broken', Buffer.from('not an onnx model, though its digest is right'));
     bundledDir = bundledModels();
+  });
+  afterAll(async () => {
+    await cloud.close();
+    rmSync(bundledDir, { recursive: true, force: true });
+    for (const folder of syncedFolders.values()) rmSync(await folder, { recursive: true, force: true });
+  });
+
+  // Each test gets an appliance of its own (started by startAppliance): the versions a test
+  // installs or rolls back are on its disk and in its detector only.
+  beforeEach(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'appliance-models-'));
     store = createModelStore({
       dir: join(dataDir, 'models'),
@@ -74,17 +120,14 @@ describe('the appliance’s model store, syncing from a real cloud', () => {
       applianceKey: tenant.credential,
       log,
     });
-    detector = await createDetector(await loadModel(store.resolve('rectangles')), { maxBatch: 2, log });
   });
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-    await detector.close();
-    await cloud.close();
-    rmSync(bundledDir, { recursive: true, force: true });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('runs the bundled model while nothing is installed', async () => {
+    await startAppliance();
     expect(store.resolve('rectangles')).toBe(join(bundledDir, 'rectangles'));
     expect(store.current('rectangles')).toMatchObject({ version: '1.0.0', source: 'bundled' });
     expect(() => store.resolve('nothing')).toThrow(/no model "nothing"/);
@@ -92,6 +135,7 @@ describe('the appliance’s model store, syncing from a real cloud', () => {
   });
 
   it('installs a version from the cloud: downloaded, checked, swapped in, then named current', async () => {
+    await startAppliance();
     const { payload } = await tenant.syncPayload(['1.1.0']);
     const progress: number[] = [];
     const result = await store.syncModels(payload, { apply, onProgress: (f) => progress.push(f) });
@@ -118,6 +162,7 @@ describe('the appliance’s model store, syncing from a real cloud', () => {
   });
 
   it('keeps the version before the current one for a rollback, and no other', async () => {
+    await startAppliance('1.1.0');
     await store.syncModels((await tenant.syncPayload(['1.2.0'])).payload, { apply });
     expect(currentJson()).toMatchObject({ version: '1.2.0', previous: '1.1.0' });
     await store.syncModels((await tenant.syncPayload(['1.3.0'])).payload, { apply });
@@ -127,6 +172,7 @@ describe('the appliance’s model store, syncing from a real cloud', () => {
   });
 
   it('refuses a download whose digest is not the manifest’s; the previous model stays current and running', async () => {
+    await startAppliance('1.1.0', '1.2.0', '1.3.0');
     const { payload } = await tenant.syncPayload(['1.1.0']);
     // The bytes served are the fixture's; the command says they must be something else.
     const [entry] = payload.models as Entry[];
@@ -154,6 +200,7 @@ describe('the appliance’s model store, syncing from a real cloud', () => {
   });
 
   it('rolls back a model whose bytes are right but cannot run', async () => {
+    await startAppliance('1.1.0', '1.2.0', '1.3.0');
     const { payload } = await tenant.syncPayload(['2.0.0-broken']);
     const result = await store.syncModels(payload, { apply });
     expect(result.models[0]).toMatchObject({
@@ -168,6 +215,7 @@ describe('the appliance’s model store, syncing from a real cloud', () => {
   });
 
   it('installs what it can of several models and says what it could not', async () => {
+    await startAppliance('1.1.0', '1.2.0', '1.3.0');
     const { payload } = await tenant.syncPayload(['1.1.0']);
     const [good] = payload.models as Entry[];
     const mixed = {
@@ -197,6 +245,8 @@ describe('the appliance’s model store, syncing from a real cloud', () => {
   });
 
   it('goes back to the kept version by hand', async () => {
+    // As the syncs before left it: 1.1.0 current, 1.3.0 kept before it.
+    await startAppliance('1.1.0', '1.2.0', '1.3.0', '1.1.0');
     expect(await store.rollback('rectangles', apply)).toEqual({
       name: 'rectangles',
       version: '1.3.0',
@@ -211,6 +261,7 @@ describe('the appliance’s model store, syncing from a real cloud', () => {
   });
 
   it('sends its credential only to its own cloud, and refuses payloads that are not a sync', async () => {
+    await startAppliance();
     const { payload } = await tenant.syncPayload(['1.2.0']);
     const [entry] = payload.models as Entry[];
     let asked = 0;

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { demoTrayClip } from '../../../../scripts/vision/world/demo-clips.ts';
 import { systemClock } from '../../../../shared/clock.ts';
 import { createTestAppliance, type TestAppliance } from '../../../support/appliance.ts';
@@ -57,6 +57,20 @@ describe('a camera shown live', () => {
       expect(settings.statusCode, settings.body).toBe(200);
     }
     store.app.vision!.start();
+  }, 90_000);
+
+  afterAll(async () => store?.close());
+
+  // Every test looks at the food camera running: enabled again after a test that disabled it (an
+  // enable of a camera that runs changes nothing), and showing boxes of the tray.
+  beforeEach(async () => {
+    const enabled = await store.app.inject({
+      method: 'PATCH',
+      url: '/v1/vision/cameras/pass',
+      headers: { authorization: `Bearer ${store.manager}` },
+      payload: { enabled: true },
+    });
+    expect(enabled.statusCode, enabled.body).toBe(200);
     await store.app.vision!.settled();
     await waitFor(
       'the food camera’s first boxes',
@@ -66,9 +80,7 @@ describe('a camera shown live', () => {
       },
       30_000,
     );
-  }, 90_000);
-
-  afterAll(async () => store?.close());
+  });
 
   it('answers the picture now as a JPEG of the width asked, aspect kept, not to be cached', async () => {
     const response = await get('/v1/vision/cameras/pass/frame.jpg?width=320');
