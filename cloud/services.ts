@@ -10,6 +10,7 @@ import { createAuditLog } from './audit/index.ts';
 import { createBillingService, createHttpPlatform, createInProcessPlatform } from './billing/index.ts';
 import { createChatService } from './chat/index.ts';
 import { createCockpitService, createConsoleFeed } from './cockpit/index.ts';
+import { createCommerceService } from './commerce/index.ts';
 import type { CloudConfig } from './config.ts';
 import type { Store } from './db/index.ts';
 import { createDeviceService } from './devices/index.ts';
@@ -19,6 +20,7 @@ import {
   deviceOrNothing,
   linkAiopsMetrics,
   linkAlertIncidents,
+  linkCommerce,
   linkEdgeAlerts,
   linkPnl,
   linkStaffSync,
@@ -30,6 +32,7 @@ import {
   pnlStaffExists,
   pnlStructure,
   staffOf,
+  storeEdits,
   tenantActive,
   tenantUserOf,
   visionEdges,
@@ -146,6 +149,8 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     staffExists: pnlStaffExists(tenancy),
   });
   linkPnl(sync, tenancy, { locking: store.dialect === 'pg' });
+  linkCommerce(sync);
+  const commerce = createCommerceService({ db: store.db, clock, editStore: storeEdits(sync) });
   const platform = config.platformServiceUrl
     ? createHttpPlatform(config.platformServiceUrl)
     : createInProcessPlatform(tenantActive(tenancy));
@@ -241,6 +246,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     billing,
     pnl,
     pnlLedger,
+    commerce,
     relay,
   };
 }

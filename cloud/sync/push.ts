@@ -24,7 +24,7 @@ const REPORT_INTERVAL_MS = 1000;
 export type RowObserver = (
   trx: Db,
   scope: Scope,
-  rows: Array<{ row_id: string; fields: Fields }>,
+  rows: Array<{ row_id: string; version: number; fields: Fields }>,
 ) => Promise<void>;
 
 export interface PushDeps {
@@ -132,7 +132,7 @@ export function createPushApplier(deps: PushDeps) {
     await queries.insertChanges(trx, writes.changes);
     await queries.insertConflicts(trx, writes.conflicts);
     await deps.events.append(trx, writes.events);
-    await notifyObservers(trx, scope, writes.rows.values());
+    await notifyObservers(deps.observers, trx, scope, writes.rows.values());
     if (reportDue(scope, at, body))
       await queries.updateLocation(trx, scope, {
         last_push_at: at,
@@ -142,20 +142,6 @@ export function createPushApplier(deps: PushDeps) {
           : {}),
       });
     return { results: writes.results, server_hlc: deps.hlc.tick() } satisfies PushResult;
-  }
-
-  async function notifyObservers(trx: Db, scope: Scope, rows: Iterable<SyncRowRow>) {
-    if (deps.observers.size === 0) return;
-    const byTable = new Map<SyncTableName, Array<{ row_id: string; fields: Fields }>>();
-    for (const row of rows) {
-      const table = row.table_name as SyncTableName;
-      if (row.fields === null || !deps.observers.has(table)) continue;
-      const list = byTable.get(table) ?? [];
-      list.push({ row_id: row.row_id, fields: JSON.parse(row.fields) as Fields });
-      byTable.set(table, list);
-    }
-    for (const [table, applied] of byTable)
-      for (const observe of deps.observers.get(table)!) await observe(trx, scope, applied);
   }
 
   /**
@@ -181,6 +167,26 @@ export function createPushApplier(deps: PushDeps) {
  * ahead: its change still applies (its stamp still orders its merged fields), but one bad clock
  * does not drag every stamp the cloud issues along with it.
  */
+/** Hands each table's written rows to the modules observing it, in the writing transaction. */
+export async function notifyObservers(
+  observers: ReadonlyMap<SyncTableName, readonly RowObserver[]>,
+  trx: Db,
+  scope: Scope,
+  rows: Iterable<SyncRowRow>,
+) {
+  if (observers.size === 0) return;
+  const byTable = new Map<SyncTableName, Array<{ row_id: string; version: number; fields: Fields }>>();
+  for (const row of rows) {
+    const table = row.table_name as SyncTableName;
+    if (row.fields === null || !observers.has(table)) continue;
+    const list = byTable.get(table) ?? [];
+    list.push({ row_id: row.row_id, version: Number(row.version), fields: JSON.parse(row.fields) as Fields });
+    byTable.set(table, list);
+  }
+  for (const [table, written] of byTable)
+    for (const observe of observers.get(table)!) await observe(trx, scope, written);
+}
+
 function observe(hlc: Hlc, stamp: string) {
   try {
     hlc.receive(stamp);

@@ -26,7 +26,7 @@ import { type ApplianceIdentity, createApplianceCredentials } from './appliances
 import { CLOUD_DOC_CLIENT, rowKey, toRowState } from './apply.ts';
 import type { FeedPage } from './feed-json.ts';
 import { createGroupCommit } from './group-commit.ts';
-import { createPushApplier, type RowObserver } from './push.ts';
+import { createPushApplier, notifyObservers, type RowObserver } from './push.ts';
 import { createSyncStore, type Scope } from './store.ts';
 import type { SyncRowRow } from './tables.ts';
 import { createTriggerChannel, queueReport } from './triggers.ts';
@@ -42,6 +42,14 @@ export interface SyncDeps {
   /** Whether the location exists in the tenant, from the tenancy module. */
   locationExists(tenantId: string, locationId: string): Promise<boolean>;
   options?: Partial<SyncOptions>;
+}
+
+/** One row head office writes at a store; see `editFromCloud`. */
+export interface CloudEdit {
+  table: SyncTableName;
+  rowId: string;
+  /** The row after the edit, null to delete it, or a function of the row as it stands. */
+  fields: Fields | null | ((current: Fields | undefined) => Fields | null);
 }
 
 /** A committed push: its scope, what the appliance sent (its queue report among it) and when. */
@@ -161,6 +169,36 @@ export function createSyncService(deps: SyncDeps) {
     };
   }
 
+  async function writeEdits(trx: Db, scope: Scope, edits: readonly CloudEdit[]) {
+    // Rows in key order, then the location's lock (in appendFeed): the order a push takes them in,
+    // so two batches touching the same rows never wait on each other in a circle.
+    const keys = [...new Set(edits.map((edit) => rowKey(edit.table, edit.rowId)))].sort();
+    const existing = new Map((await queries.rows(trx, scope, keys)).map((row) => [row.row_key, row]));
+    const written: SyncRowRow[] = [];
+    for (const edit of edits) {
+      const key = rowKey(edit.table, edit.rowId);
+      const current = existing.get(key);
+      const fields =
+        typeof edit.fields === 'function'
+          ? edit.fields(
+              current && current.deleted === 0 && current.fields ? JSON.parse(current.fields) : undefined,
+            )
+          : edit.fields;
+      const row = cloudRow(scope, edit.table, edit.rowId, fields, current);
+      const problem =
+        row.fields === null ? undefined : checkFields(edit.table, edit.rowId, JSON.parse(row.fields));
+      if (problem)
+        throw new InvalidRequestError('The row is invalid', [{ field: 'fields', message: problem }]);
+      existing.set(key, row);
+      written.push(row);
+    }
+    const latest = [...new Map(written.map((row) => [row.row_key, row])).values()];
+    await queries.upsertRows(trx, latest);
+    await appendFeed(trx, scope, written);
+    await notifyObservers(observers, trx, scope, latest);
+    return written.map(toRowState);
+  }
+
   const credentials = createApplianceCredentials({ queries, db, newId: deps.newId, now, ensureLocation });
   const channel = createTriggerChannel({
     queries,
@@ -277,19 +315,27 @@ export function createSyncService(deps: SyncDeps) {
       rowId: string,
       fields: Fields | null,
     ): Promise<RowState> {
+      const [state] = await this.editFromCloud(tenantId, locationId, [{ table, rowId, fields }]);
+      return state!;
+    },
+
+    /**
+     * Head office's edits of one store's rows, written, observed (P&L, the commerce views) and
+     * queued for the store's appliance in one transaction: a menu published to a store is one
+     * commit, not one per row. An edit given as a function decides from the row as it stands,
+     * read under the row's lock, so a refund checks what is left to refund against the row it
+     * replaces. The store must exist; an edit's error rolls back the whole batch.
+     */
+    async editFromCloud(tenantId: string, locationId: string, edits: readonly CloudEdit[]) {
       const scope = { tenantId, locationId };
       await ensureLocation(scope);
-      return db.transaction().execute(async (trx) => {
-        // The row's lock first, then the location's (in appendFeed): the order a push takes them in.
-        const [existing] = await queries.rows(trx, scope, [rowKey(table, rowId)]);
-        const row = cloudRow(scope, table, rowId, fields, existing);
-        const problem = row.fields === null ? undefined : checkFields(table, rowId, JSON.parse(row.fields));
-        if (problem)
-          throw new InvalidRequestError('The row is invalid', [{ field: 'fields', message: problem }]);
-        await queries.upsertRows(trx, [row]);
-        await appendFeed(trx, scope, [row]);
-        return toRowState(row);
-      });
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await db.transaction().execute((trx) => writeEdits(trx, scope, edits));
+        } catch (error) {
+          if (attempt >= PUSH_ATTEMPTS || !store.isTransientConflict(error)) throw error;
+        }
+      }
     },
 
     /** The cloud's current row, for the cloud's own readers (reports, tests). */

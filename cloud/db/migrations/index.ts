@@ -20,6 +20,7 @@ import * as chat from './0018-chat.ts';
 import * as incidentFlow from './0019-incident-flow.ts';
 import * as sso from './0020-sso.ts';
 import * as wideIntegers from './0021-wide-integers.ts';
+import * as commerce from './0022-commerce.ts';
 
 /** Applied in name order; never edit one that has shipped, add the next. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0019-incident-flow': incidentFlow,
   '0020-sso': sso,
   '0021-wide-integers': wideIntegers,
+  '0022-commerce': commerce,
 };
