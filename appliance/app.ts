@@ -25,7 +25,7 @@ import {
   deviceRoutes,
   mqttWebSocketRoutes,
 } from './devices/index.ts';
-import { completeOrder, sendOrder } from './flows/index.ts';
+import { cancelOrder, cloudEdits, completeOrder, sendOrder } from './flows/index.ts';
 import { createInventoryService, inventoryRoutes } from './inventory/index.ts';
 import { createSyncDrainWatch, kioskRoutes } from './kiosk/index.ts';
 import { createEventPoller, createKitchenService, kitchenRoutes } from './kitchen/index.ts';
@@ -118,6 +118,9 @@ export function createApplianceServices(config: ApplianceConfig, deps: Appliance
     actions: createActionBoard(clock),
     completeOrder: (orderId: string) => completeOrder({ db, orders, inventory }, orderId),
     sendOrder: (orderId: string) => sendOrder({ db, orders, kitchen }, orderId),
+    cancelOrder: (orderId: string) => cancelOrder({ db, orders, kitchen }, orderId),
+    /** What the store does when the cloud's voids and refunds land. */
+    cloudEdits: cloudEdits({ changes, orders, payments, kitchen, inventory }),
   };
 }
 
@@ -199,7 +202,7 @@ export async function buildApplianceApp(
 
   const worker = createApplianceSync(
     config,
-    { db: deps.db, changes: services.changes, clock: deps.clock },
+    { db: deps.db, changes: services.changes, clock: deps.clock, landed: services.cloudEdits },
     { registry: app.metrics, log: app.log },
     syncOptions,
   );

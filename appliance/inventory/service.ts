@@ -179,6 +179,21 @@ export function createInventoryService(deps: {
       })();
     },
 
+    /**
+     * Puts back what a voided sale took, once per order: the very deltas recorded (recipes may
+     * have changed since). A restock referencing the order, since a sale is once per order and
+     * item (inventory_sale_once) and movements are never edited.
+     */
+    returnSale(orderId: string) {
+      return db.transaction(() => {
+        if (store.saleReturned(orderId)) return [];
+        return store
+          .saleUsage(orderId)
+          .filter((usage) => usage.delta_milli !== 0)
+          .map((usage) => move(usage.inventory_item_id, 'restock', -usage.delta_milli, orderId));
+      })();
+    },
+
     restock(itemId: string, quantity: number) {
       checkQuantity('body.quantity', quantity, false);
       return db.transaction(() => move(itemId, 'restock', toMilli(quantity), null))();

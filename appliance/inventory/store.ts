@@ -40,6 +40,13 @@ export function createInventoryStore(db: ApplianceDatabase) {
   const saleRecorded = db.prepare(
     "select 1 from inventory_movements where kind = 'sale' and reference = ? limit 1",
   );
+  const saleUsage = db.prepare(
+    `select inventory_item_id, sum(delta_milli) as delta_milli from inventory_movements
+     where kind = 'sale' and reference = ? group by inventory_item_id order by inventory_item_id`,
+  );
+  const saleReturned = db.prepare(
+    "select 1 from inventory_movements where kind = 'restock' and reference = ? limit 1",
+  );
   const deleteRecipe = db.prepare('delete from recipes where menu_item_id = ?');
   const bumpRecipeVersion = db.prepare(
     `insert into recipe_versions (menu_item_id, version) values (?, 1)
@@ -57,6 +64,10 @@ export function createInventoryStore(db: ApplianceDatabase) {
     move: (id: string, delta: number) => move.get(delta, id) as InventoryItemRow,
     insertMovement: (row: MovementRow) => insertMovement.run(row),
     saleRecorded: (reference: string) => saleRecorded.get(reference) !== undefined,
+    /** What an order's sale moved, per stock item (negative: taken out). */
+    saleUsage: (reference: string) =>
+      saleUsage.all(reference) as Array<{ inventory_item_id: string; delta_milli: number }>,
+    saleReturned: (reference: string) => saleReturned.get(reference) !== undefined,
     /** Replaces a menu item's recipe; answers the recipe's new version. */
     replaceRecipe(
       menuItemId: string,

@@ -191,6 +191,19 @@ export function createKitchenService(deps: KitchenDeps) {
       })();
     },
 
+    /**
+     * Takes a voided order's open tickets off the screens. Done is the only end a ticket has; its
+     * items stay as they were, since nobody prepared them.
+     */
+    closeTickets(orderId: string) {
+      return db.transaction(() => {
+        const at = now();
+        return store
+          .openTicketsOfOrder(orderId)
+          .map((ticket) => saveTicket(ticket, { status: 'done', done_at: at }));
+      })();
+    },
+
     setPriority(ticketId: string, priority: TicketPriority) {
       return db.transaction(() => saveTicket(requireTicket(ticketId), { priority }))();
     },

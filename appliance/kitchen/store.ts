@@ -72,6 +72,9 @@ export function createKitchenStore(db: ApplianceDatabase) {
       `select ${TICKET_COLUMNS} from tickets where station_id = ? and status = 'open'
        order by case priority when 'rush' then 0 else 1 end, created_at, id`,
     ),
+    openTicketsOfOrder: db.prepare(
+      `select ${TICKET_COLUMNS} from tickets where order_id = ? and status = 'open'`,
+    ),
     insertItem: db.prepare(
       `insert into ticket_items (${ITEM_COLUMNS})
        values (@ticket_id, @order_item_id, @name, @quantity, @modifiers, @notes, @status, @bumped_at)`,
@@ -114,6 +117,7 @@ export function createKitchenStore(db: ApplianceDatabase) {
     getTicket: (id: string) => statements.getTicket.get(id) as TicketRow | undefined,
     /** Rush first, then oldest first. */
     openTickets: (stationId: string) => statements.openTickets.all(stationId) as TicketRow[],
+    openTicketsOfOrder: (orderId: string) => statements.openTicketsOfOrder.all(orderId) as TicketRow[],
     insertItem: (item: TicketItemRow) => void statements.insertItem.run(item),
     updateItem: (item: Pick<TicketItemRow, 'ticket_id' | 'order_item_id' | 'status' | 'bumped_at'>) =>
       void statements.updateItem.run(item),

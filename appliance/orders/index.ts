@@ -3,4 +3,4 @@
  * each change written with its sync log entry, and the listing and routes under /v1/orders.
  */
 export { orderRoutes } from './routes.ts';
-export { createOrderService, type OrderService } from './service.ts';
+export { createOrderService, eventData as orderEventData, type OrderService } from './service.ts';

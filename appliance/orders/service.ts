@@ -91,7 +91,7 @@ export function toOrder(order: OrderRow, items: OrderItemRow[]) {
 export type Order = ReturnType<typeof toOrder>;
 
 /** Exactly the documented "Order data" for order events. */
-function eventData(order: Order, withOrigin = false) {
+export function eventData(order: Order, withOrigin = false) {
   const data: Record<string, unknown> = {
     id: order.id,
     number: order.number,

@@ -7,6 +7,7 @@ export { paymentRoutes } from './routes.ts';
 export type { SalesCalendar, SalesToday } from './sales.ts';
 export {
   createPaymentService,
+  eventData as paymentEventData,
   type OrderBilling,
   type Payment,
   type PaymentInput,

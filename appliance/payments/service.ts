@@ -46,7 +46,7 @@ export const toPayment = (row: PaymentRow) => ({
 export type Payment = ReturnType<typeof toPayment>;
 
 /** Exactly the documented "Payment data" for payment events. */
-const eventData = (payment: Payment) => ({
+export const eventData = (payment: Payment) => ({
   id: payment.id,
   order_id: payment.order_id,
   method: payment.method,

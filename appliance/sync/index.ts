@@ -12,7 +12,7 @@ import { Envelope, envelope, errorResponses } from '../../shared/http/envelope.t
 import type { ApplianceConfig } from '../config.ts';
 import type { ApplianceDatabase, ChangeLog } from '../db/index.ts';
 import { createSyncClient } from './client.ts';
-import { createReplica } from './replica.ts';
+import { createReplica, type LandedHooks } from './replica.ts';
 import { createSyncWorker, type SyncLogger, type SyncWorker, type SyncWorkerOptions } from './worker.ts';
 
 export const DEFAULT_WORKER_OPTIONS: SyncWorkerOptions = {
@@ -24,10 +24,14 @@ export const DEFAULT_WORKER_OPTIONS: SyncWorkerOptions = {
   waitSeconds: 25,
 };
 
-/** The appliance's sync: undefined when the cloud's URL or this appliance's credential is not set. */
+/**
+ * The appliance's sync: undefined when the cloud's URL or this appliance's credential is not set.
+ * `landed` are the store's reactions to rows the cloud changed (a flow wires them: sync knows no
+ * other module).
+ */
 export function createApplianceSync(
   config: ApplianceConfig,
-  deps: { db: ApplianceDatabase; changes: ChangeLog; clock: Clock },
+  deps: { db: ApplianceDatabase; changes: ChangeLog; clock: Clock; landed?: LandedHooks | undefined },
   observability: { registry?: Registry | undefined; log?: SyncLogger | undefined } = {},
   workerOptions: Partial<SyncWorkerOptions> = {},
 ): SyncWorker | undefined {
@@ -38,7 +42,7 @@ export function createApplianceSync(
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
     registers: observability.registry ? [observability.registry] : [],
   });
-  const replica = createReplica(deps.db, deps.changes.docClientId);
+  const replica = createReplica(deps.db, deps.changes.docClientId, deps.landed, observability.log);
   const client = createSyncClient(
     deps.db,
     replica,
@@ -147,4 +151,5 @@ export async function applianceSyncRoutes(
   );
 }
 export type { SyncRound } from './client.ts';
+export type { HookedTable, LandedHook, LandedHooks } from './replica.ts';
 export type { SyncWorker, SyncWorkerOptions } from './worker.ts';

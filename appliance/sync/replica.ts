@@ -1,14 +1,28 @@
 /**
  * Writes rows that come from the cloud (pulled changes, snapshot rows, conflict winners) into
  * the appliance's replica. These writes are the cloud's, so they make no outbox rows; each table's
- * rule from the registry decides how a row lands.
+ * rule from the registry decides how a row lands. What the store does in turn (a landed hook: an
+ * event, stock given back) is the store's own and syncs up like any write of it.
  */
 import { Buffer } from 'node:buffer';
 import type Database from 'better-sqlite3';
 import { type FieldValue, mergeRowStates } from '../../shared/sync/merge-doc.ts';
 import type { RowState } from '../../shared/sync/protocol.ts';
-import { isSyncTable, SYNC_TABLES, type SyncTableName } from '../../shared/sync/registry.ts';
+import { type Fields, isSyncTable, SYNC_TABLES, type SyncTableName } from '../../shared/sync/registry.ts';
 import type { ApplianceDatabase } from '../db/index.ts';
+import type { SyncLogger } from './worker.ts';
+
+/** Tables whose rows the cloud replaces whole; recipes excepted, which land as recipe lines. */
+export type HookedTable = {
+  [T in SyncTableName]: (typeof SYNC_TABLES)[T]['strategy'] extends 'server_wins' ? T : never;
+}[Exclude<SyncTableName, 'recipes'>];
+
+/**
+ * A reaction to a row the cloud changed, run in the transaction that lands it. `before` is the
+ * row as the store held it (undefined for a row it never had); `after`, the cloud's fields.
+ */
+export type LandedHook = (before: Fields | undefined, after: Fields) => void;
+export type LandedHooks = Partial<Record<HookedTable, LandedHook>>;
 
 /**
  * Columns a local table has beyond the synced ones, as SQL a new row from the cloud gets there. An
@@ -21,7 +35,12 @@ const LOCAL_COLUMNS: Partial<Record<SyncTableName, Record<string, string>>> = {
   },
 };
 
-export function createReplica(db: ApplianceDatabase, docClientId: number) {
+export function createReplica(
+  db: ApplianceDatabase,
+  docClientId: number,
+  hooks: LandedHooks = {},
+  log?: SyncLogger | undefined,
+) {
   const statements = new Map<string, Database.Statement<unknown[]>>();
   const prepare = (sql: string) => {
     let statement = statements.get(sql);
@@ -48,6 +67,28 @@ export function createReplica(db: ApplianceDatabase, docClientId: number) {
     ).get(rowId) as { version: number } | undefined;
     if (local) return local.version;
     return (deletedVersion.get(table, rowId) as { version: number | null }).version ?? 0;
+  }
+
+  function read(table: SyncTableName, rowId: string) {
+    const spec = SYNC_TABLES[table];
+    return prepare(`select ${Object.keys(spec.columns).join(', ')} from ${table} where ${spec.key} = ?`).get(
+      rowId,
+    ) as Fields | undefined;
+  }
+
+  /**
+   * A reaction that fails rolls back alone (a savepoint) and is logged: the cloud's row still
+   * lands, since refusing it would fail the page, and with it every later change, on each round.
+   */
+  function react(table: SyncTableName, hook: LandedHook, before: Fields | undefined, after: Fields) {
+    try {
+      db.transaction(() => hook(before, after))();
+    } catch (error) {
+      log?.warn(
+        { err: error, table, row_id: after[SYNC_TABLES[table].key] },
+        'sync: a landed row’s reaction failed',
+      );
+    }
   }
 
   /** Upserts a server_wins row with the cloud's version. */
@@ -160,7 +201,8 @@ export function createReplica(db: ApplianceDatabase, docClientId: number) {
 
     /**
      * Lands one row from the cloud. `force` is for a conflict's winner: it replaces the row even
-     * with local changes pending (those will conflict in turn, and the cloud's row stands).
+     * with local changes pending (those will conflict in turn, and the cloud's row stands). Once a
+     * row is written, its table's hook runs with the row as the store held it.
      */
     apply(row: RowState, options: { force?: boolean } = {}) {
       if (!isSyncTable(row.table)) return;
@@ -181,8 +223,12 @@ export function createReplica(db: ApplianceDatabase, docClientId: number) {
       }
       if (row.deleted || row.fields === null) return remove(table, row.row_id);
       if (table === 'recipes') return applyRecipe(row.fields, row.version);
-      if (table === 'staff') return applyStaff(row.fields, row.version);
-      upsert(table, row.fields, row.version);
+      // Only server_wins tables other than recipes come this far.
+      const hook = hooks[table as HookedTable];
+      const before = hook ? read(table, row.row_id) : undefined;
+      if (table === 'staff') applyStaff(row.fields, row.version);
+      else upsert(table, row.fields, row.version);
+      if (hook) react(table, hook, before, row.fields);
     },
   };
 }
