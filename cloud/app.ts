@@ -122,7 +122,11 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
   await app.register(iotRoutes, { prefix: '/v1/iot', devices: services.devices });
   await app.register(incidentRoutes, { prefix: '/v1/incidents', incidents: services.incidents });
   await app.register(billingRoutes, { prefix: '/v1/billing', billing: services.billing });
-  await app.register(commerceRoutes, { prefix: '/v1/commerce', commerce: services.commerce });
+  await app.register(commerceRoutes, {
+    prefix: '/v1/commerce',
+    commerce: services.commerce,
+    menu: services.menu,
+  });
   await app.register(pnlRoutes, { prefix: '/api/v1/pnl', pnl: services.pnl, ledger: services.pnlLedger });
   await app.register(visionApiRoutes, { prefix: '/api/vision', vision: services.vision });
   await app.register(visionRoutes, { prefix: '/v1/vision', vision: services.vision, audit: services.audit });

@@ -10,7 +10,7 @@ import { createAuditLog } from './audit/index.ts';
 import { createBillingService, createHttpPlatform, createInProcessPlatform } from './billing/index.ts';
 import { createChatService } from './chat/index.ts';
 import { createCockpitService, createConsoleFeed } from './cockpit/index.ts';
-import { createCommerceService } from './commerce/index.ts';
+import { createCommerceService, createMenuService } from './commerce/index.ts';
 import type { CloudConfig } from './config.ts';
 import type { Store } from './db/index.ts';
 import { createDeviceService } from './devices/index.ts';
@@ -25,10 +25,12 @@ import {
   linkPnl,
   linkStaffSync,
   linkStoreDevices,
+  linkStoreMenus,
   linkVision,
   locationEvents,
   locationExists,
   locationName,
+  menuLookups,
   pnlStaffExists,
   pnlStructure,
   staffOf,
@@ -151,6 +153,15 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
   linkPnl(sync, tenancy, { locking: store.dialect === 'pg' });
   linkCommerce(sync);
   const commerce = createCommerceService({ db: store.db, clock, editStore: storeEdits(sync) });
+  const menu = createMenuService({
+    ...base,
+    db: store.db,
+    editStore: storeEdits(sync),
+    ...menuLookups(tenancy, sync),
+    log: logOf('menu'),
+    parallelStores: store.dialect === 'pg' ? 4 : 1,
+  });
+  linkStoreMenus(sync, menu);
   const platform = config.platformServiceUrl
     ? createHttpPlatform(config.platformServiceUrl)
     : createInProcessPlatform(tenantActive(tenancy));
@@ -247,6 +258,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     pnl,
     pnlLedger,
     commerce,
+    menu,
     relay,
   };
 }

@@ -1,10 +1,18 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
-import { MANAGER_ROLES, PLATFORM_ADMIN_ROLES } from '../../shared/roles.ts';
+import { ForbiddenError } from '../../shared/http/errors.ts';
+import { MANAGER_ROLES, PLATFORM_ADMIN_ROLES, type Role } from '../../shared/roles.ts';
 import { requireAuth } from '../gateway/index.ts';
+import type { MenuService } from './menu.ts';
+import * as m from './menu-schemas.ts';
 import * as s from './schemas.ts';
 import type { CommerceService, Viewer } from './service.ts';
+
+/** Who changes a brand's menu for all its stores: the tenant's admins, not a store's managers. */
+export const BRAND_ROLES: readonly Role[] = MANAGER_ROLES.filter(
+  (role) => role !== 'manager' && role !== 'restaurant_manager',
+);
 
 const doc = { tags: ['commerce'], security: [{ bearer: [] }] };
 
@@ -19,9 +27,231 @@ function viewerOf(request: FastifyRequest): Viewer {
 }
 
 /** Head office's window onto the stores' orders and payments, under /v1/commerce. */
-export async function commerceRoutes(app: FastifyInstance, { commerce }: { commerce: CommerceService }) {
+export async function commerceRoutes(
+  app: FastifyInstance,
+  { commerce, menu }: { commerce: CommerceService; menu: MenuService },
+) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const managers = { onRequest: app.authenticate(MANAGER_ROLES) };
+  const brandAdmins = { onRequest: app.authenticate(BRAND_ROLES) };
+  app.addHook('onReady', async () => {
+    void menu.resume();
+  });
+  app.addHook('onClose', async () => menu.settle());
+
+  /**
+   * A change for every store of the brand is the tenant admins'; managers change the stores they
+   * name, and a session for one store names that store only.
+   */
+  const checkStores = (request: FastifyRequest, locationIds: readonly string[] | undefined) => {
+    const auth = requireAuth(request);
+    const viewer = viewerOf(request);
+    if (locationIds === undefined) {
+      if (!auth.roles.some((role) => BRAND_ROLES.includes(role as Role)))
+        throw new ForbiddenError('Changing every store of the brand needs a tenant admin; name the stores');
+    } else if (viewer.locationId !== undefined && locationIds.some((id) => id !== viewer.locationId))
+      throw new ForbiddenError('Your session is for another location');
+    return viewer.tenantId;
+  };
+  const tenant = (request: FastifyRequest) => requireAuth(request).tenantId;
+  const menuDoc = { tags: ['commerce-menu'], security: [{ bearer: [] }] };
+  const published = (description: string) =>
+    `${description} The change is published to the brand's stores at once: follow it with ` +
+    'GET /v1/commerce/menu/publications/{publication.id}.';
+
+  r.post(
+    '/menu/categories',
+    {
+      ...brandAdmins,
+      schema: {
+        ...menuDoc,
+        summary: 'Add a category to a brand’s menu',
+        description: published('Every store of the brand gets it under an id derived from its own.'),
+        body: m.NewCategorySchema,
+        response: { 201: Envelope(m.PublishedCategorySchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(envelope(request.id, await menu.createCategory(tenant(request), request.body))),
+  );
+
+  r.patch(
+    '/menu/categories/:id',
+    {
+      ...brandAdmins,
+      schema: {
+        ...menuDoc,
+        summary: 'Rename or move a brand’s category',
+        description: published('A store’s own change of the same category is replaced.'),
+        params: m.IdParamsSchema,
+        body: m.CategoryPatchSchema,
+        response: { 200: Envelope(m.PublishedCategorySchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) =>
+      envelope(request.id, await menu.updateCategory(tenant(request), request.params.id, request.body)),
+  );
+
+  r.get(
+    '/menu/categories',
+    {
+      ...managers,
+      schema: {
+        ...menuDoc,
+        summary: 'A brand’s categories',
+        querystring: m.CategoryListQuerySchema,
+        response: { 200: Envelope(m.CategoryPageSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) =>
+      envelope(request.id, await menu.listCategories(tenant(request), request.query.brand_id, request.query)),
+  );
+
+  r.get(
+    '/menu/categories/:id',
+    {
+      ...managers,
+      schema: {
+        ...menuDoc,
+        summary: 'One category of a brand',
+        params: m.IdParamsSchema,
+        response: { 200: Envelope(m.CategorySchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => envelope(request.id, await menu.getCategory(tenant(request), request.params.id)),
+  );
+
+  r.post(
+    '/menu/items',
+    {
+      ...brandAdmins,
+      schema: {
+        ...menuDoc,
+        summary: 'Add an item to a brand’s menu',
+        description: published('Each store emits menu.item_updated (created) once it is written for it.'),
+        body: m.NewItemSchema,
+        response: { 201: Envelope(m.PublishedItemSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(envelope(request.id, await menu.createItem(tenant(request), request.body))),
+  );
+
+  r.patch(
+    '/menu/items/:id',
+    {
+      ...brandAdmins,
+      schema: {
+        ...menuDoc,
+        summary: 'Change a brand item’s name, description or category',
+        description: published(''),
+        params: m.IdParamsSchema,
+        body: m.ItemPatchSchema,
+        response: { 200: Envelope(m.PublishedItemSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) =>
+      envelope(request.id, await menu.updateItem(tenant(request), request.params.id, request.body)),
+  );
+
+  r.get(
+    '/menu/items',
+    {
+      ...managers,
+      schema: {
+        ...menuDoc,
+        summary: 'A brand’s items, with each store’s own price or availability',
+        querystring: m.ItemListQuerySchema,
+        response: { 200: Envelope(m.ItemPageSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) =>
+      envelope(
+        request.id,
+        await menu.listItems(tenant(request), request.query.brand_id, request.query, request.query),
+      ),
+  );
+
+  r.get(
+    '/menu/items/:id',
+    {
+      ...managers,
+      schema: {
+        ...menuDoc,
+        summary: 'One brand item, with each store’s own price or availability',
+        params: m.IdParamsSchema,
+        response: { 200: Envelope(m.ItemSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => envelope(request.id, await menu.getItem(tenant(request), request.params.id)),
+  );
+
+  r.put(
+    '/menu/items/:id/price',
+    {
+      ...managers,
+      schema: {
+        ...menuDoc,
+        summary: 'Set an item’s price for every store of the brand, or for the stores named',
+        description: published(
+          'Without location_ids (tenant admins only) the brand’s price changes and stores’ own prices ' +
+            'are dropped; with them, those stores keep this price as their own. Each store whose price ' +
+            'changes emits menu.price_changed once.',
+        ),
+        params: m.IdParamsSchema,
+        body: m.PriceBodySchema,
+        response: { 200: Envelope(m.PublishedItemSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const tenantId = checkStores(request, request.body.location_ids);
+      return envelope(
+        request.id,
+        await menu.setPrice(tenantId, request.params.id, request.body.price_minor, request.body.location_ids),
+      );
+    },
+  );
+
+  r.put(
+    '/menu/items/:id/availability',
+    {
+      ...managers,
+      schema: {
+        ...menuDoc,
+        summary: 'Make an item available or not, at every store of the brand or at the stores named',
+        description: published('Each store whose availability changes emits menu.item_availability once.'),
+        params: m.IdParamsSchema,
+        body: m.AvailabilityBodySchema,
+        response: { 200: Envelope(m.PublishedItemSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const tenantId = checkStores(request, request.body.location_ids);
+      return envelope(
+        request.id,
+        await menu.setAvailability(
+          tenantId,
+          request.params.id,
+          request.body.available,
+          request.body.location_ids,
+        ),
+      );
+    },
+  );
+
+  r.get(
+    '/menu/publications/:id',
+    {
+      ...managers,
+      schema: {
+        ...menuDoc,
+        summary: 'How far a menu change has reached the stores',
+        params: m.IdParamsSchema,
+        response: { 200: Envelope(m.PublicationSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => envelope(request.id, await menu.publication(tenant(request), request.params.id)),
+  );
 
   r.get(
     '/orders',

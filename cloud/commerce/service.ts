@@ -5,18 +5,32 @@ import * as errors from './errors.ts';
 import { createCommerceStore, type OrderFilter, type OrderKey } from './store.ts';
 import { toOrder, toPayment } from './views.ts';
 
-/** One row head office writes at a store: its fields decided from the row as it stands. */
+/**
+ * One row head office writes at a store: its fields decided from the row as it stands (undefined
+ * leaves it as it is), and the domain events the change makes at that store.
+ */
 export interface StoreEdit {
   table: SyncTableName;
   rowId: string;
-  fields: (current: Fields | undefined) => Fields | null;
+  fields: (current: Fields | undefined) => Fields | null | undefined;
+  events?: (
+    before: Fields | undefined,
+    after: Fields | null,
+    version: number,
+  ) => Array<{ type: string; data: object }>;
 }
+
+/** Writes head office's edits of one store's rows and queues them for its appliance, in one transaction. */
+export type EditStore = (
+  tenantId: string,
+  locationId: string,
+  edits: StoreEdit[],
+) => Promise<{ last_seq: number | null }>;
 
 export interface CommerceDeps {
   db: Db;
   clock: Clock;
-  /** Writes head office's edits of one store's rows and queues them for its appliance, in one transaction. */
-  editStore(tenantId: string, locationId: string, edits: StoreEdit[]): Promise<unknown>;
+  editStore: EditStore;
 }
 
 /** Who is asking: their tenant, and the one store their session is for, if it is for one. */

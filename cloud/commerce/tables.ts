@@ -34,8 +34,78 @@ export interface CommerceChildRow {
   version: number;
 }
 
+/** A brand's menu category: every store of the brand holds it under an id derived from this one. */
+export interface MenuCategoryRow {
+  tenant_id: string;
+  id: string;
+  brand_id: string;
+  name: string;
+  position: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A brand's menu item, with the price and availability every store has unless it has its own. */
+export interface MenuItemRow {
+  tenant_id: string;
+  id: string;
+  brand_id: string;
+  category_id: string;
+  name: string;
+  description: string;
+  price_minor: number;
+  available: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One store's own price or availability of a brand item; null keeps the brand's. */
+export interface MenuOverrideRow {
+  tenant_id: string;
+  item_id: string;
+  location_id: string;
+  price_minor: number | null;
+  available: number | null;
+  updated_at: string;
+}
+
+export type PublicationState = 'publishing' | 'published';
+
+/**
+ * One change of a brand's menu on its way to the stores: which catalog rows, to which stores.
+ * Written before the first store is, so a publication a restart interrupted is finished after it.
+ */
+export interface PublicationRow {
+  tenant_id: string;
+  id: string;
+  brand_id: string;
+  change: string;
+  /** JSON array of the brand category and item ids the change concerns. */
+  catalog_ids: string;
+  /** JSON array of the stores it goes to. */
+  location_ids: string;
+  state: PublicationState;
+  created_at: string;
+  published_at: string | null;
+}
+
+/** A store the publication was written to, and the feed seq its pull must pass to hold it. */
+export interface PublicationStoreRow {
+  tenant_id: string;
+  publication_id: string;
+  location_id: string;
+  /** Null when the store already held everything the change asked for. */
+  feed_seq: number | null;
+  written_at: string;
+}
+
 export interface CommerceTables {
   commerce_orders: CommerceOrderRow;
   commerce_order_items: CommerceChildRow;
   commerce_payments: CommerceChildRow;
+  commerce_menu_categories: MenuCategoryRow;
+  commerce_menu_items: MenuItemRow;
+  commerce_menu_overrides: MenuOverrideRow;
+  commerce_publications: PublicationRow;
+  commerce_publication_stores: PublicationStoreRow;
 }

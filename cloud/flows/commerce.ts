@@ -5,6 +5,7 @@
  */
 import type { SyncTableName } from '../../shared/sync/registry.ts';
 import {
+  type MenuService,
   recordOrderItems,
   recordOrders,
   recordPayments,
@@ -14,6 +15,7 @@ import {
 } from '../commerce/index.ts';
 import type { Db } from '../db/index.ts';
 import type { SyncService } from '../sync/index.ts';
+import type { TenancyService } from '../tenancy/index.ts';
 
 export function linkCommerce(sync: SyncService) {
   const views: Array<[SyncTableName, (db: Db, at: Where, rows: Written[]) => Promise<unknown>]> = [
@@ -28,3 +30,44 @@ export function linkCommerce(sync: SyncService) {
 /** Head office's edits of a store's rows, written by sync. */
 export const storeEdits = (sync: SyncService) => (tenantId: string, locationId: string, edits: StoreEdit[]) =>
   sync.editFromCloud(tenantId, locationId, edits);
+
+const PAGE = 500;
+
+/** What the brand menus ask of tenancy (brands and their stores) and of sync (how far stores pulled). */
+export function menuLookups(tenancy: TenancyService, sync: SyncService) {
+  return {
+    async brandExists(tenantId: string, brandId: string) {
+      try {
+        await tenancy.getGroup('brands', tenantId, brandId);
+        return true;
+      } catch (error) {
+        if ((error as { status?: number }).status === 404) return false;
+        throw error;
+      }
+    },
+    async locationsOfBrand(tenantId: string, brandId: string) {
+      const ids: string[] = [];
+      for (let after: string | undefined; ; ) {
+        const { items } = await tenancy.listLocations(
+          tenantId,
+          { limit: PAGE, ...(after ? { after } : {}) },
+          { brandId },
+        );
+        ids.push(...items.map((location) => location.id));
+        if (items.length < PAGE) return ids;
+        after = items.at(-1)!.id;
+      }
+    },
+    brandOfLocation: async (tenantId: string, locationId: string) => {
+      const location = await tenancy.findLocation(tenantId, locationId);
+      return location === undefined ? undefined : location.brand_id;
+    },
+    pulledCursors: (tenantId: string, locationIds: readonly string[]) =>
+      sync.pulledCursors(tenantId, locationIds),
+  };
+}
+
+/** A store starting over from a snapshot (a new store's first sync) gets its brand's menu first. */
+export function linkStoreMenus(sync: SyncService, menu: MenuService) {
+  sync.beforeSnapshot((scope) => menu.fillStore(scope.tenantId, scope.locationId));
+}

@@ -3,5 +3,5 @@
  * applied row by row, group-committed), the pull feed back, and the routes under /v1/sync.
  */
 export { syncRoutes } from './routes.ts';
-export { type CloudEdit, createSyncService, type SyncService } from './service.ts';
+export { type CloudEdit, type CloudEditResult, createSyncService, type SyncService } from './service.ts';
 export type { SyncTables } from './tables.ts';

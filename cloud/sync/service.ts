@@ -20,7 +20,7 @@ import {
 } from '../../shared/sync/protocol.ts';
 import { type Fields, SYNC_TABLES, type SyncTableName, travelsDown } from '../../shared/sync/registry.ts';
 import type { Db, Store } from '../db/index.ts';
-import type { EventLog } from '../events/index.ts';
+import type { DomainEventRow, EventLog } from '../events/index.ts';
 import type { StaffRecord } from '../tenancy/index.ts';
 import { type ApplianceIdentity, createApplianceCredentials } from './appliances.ts';
 import { CLOUD_DOC_CLIENT, rowKey, toRowState } from './apply.ts';
@@ -48,8 +48,26 @@ export interface SyncDeps {
 export interface CloudEdit {
   table: SyncTableName;
   rowId: string;
-  /** The row after the edit, null to delete it, or a function of the row as it stands. */
-  fields: Fields | null | ((current: Fields | undefined) => Fields | null);
+  /**
+   * The row after the edit, null to delete it, or a function of the row as it stands (undefined
+   * when the store has no such row) that may answer undefined to leave the row as it is.
+   */
+  fields: Fields | null | ((current: Fields | undefined) => Fields | null | undefined);
+  /** The domain events the edit makes at the store, written with it (once per store and edit). */
+  events?: (
+    before: Fields | undefined,
+    after: Fields | null,
+    version: number,
+  ) => Array<{ type: string; data: object }>;
+}
+
+export interface CloudEditResult {
+  rows: RowState[];
+  /**
+   * The store's feed seq of the batch's last row (its newest seq when nothing needed writing): the
+   * store holds what the batch asked for once its pull has passed it.
+   */
+  last_seq: number;
 }
 
 /** A committed push: its scope, what the appliance sent (its queue report among it) and when. */
@@ -86,6 +104,7 @@ export function createSyncService(deps: SyncDeps) {
   const now = () => clock.now().toISOString();
   const observers = new Map<SyncTableName, RowObserver[]>();
   const pushed: PushListener[] = [];
+  const snapshotting: Array<(scope: Scope) => Promise<void>> = [];
   const pusher = createPushApplier({ queries, events: deps.events, hlc, newId: deps.newId, observers });
   const groups = createGroupCommit(db, {
     maxGroup: options.maxConcurrentPushes,
@@ -99,9 +118,9 @@ export function createSyncService(deps: SyncDeps) {
     await queries.ensureLocation(db, scope);
   }
 
-  /** Appends the cloud's new row states to the store's feed, in seq order. */
+  /** Appends the cloud's new row states to the store's feed, in seq order; answers the last seq. */
   async function appendFeed(trx: Db, scope: Scope, rows: SyncRowRow[]) {
-    if (rows.length === 0) return;
+    if (rows.length === 0) return undefined;
     const first = await queries.takeSeqs(trx, scope, rows.length);
     await queries.insertFeed(
       trx,
@@ -119,6 +138,7 @@ export function createSyncService(deps: SyncDeps) {
         created_at: row.updated_at,
       })),
     );
+    return first + rows.length - 1;
   }
 
   function admit() {
@@ -169,34 +189,48 @@ export function createSyncService(deps: SyncDeps) {
     };
   }
 
-  async function writeEdits(trx: Db, scope: Scope, edits: readonly CloudEdit[]) {
+  async function writeEdits(trx: Db, scope: Scope, edits: readonly CloudEdit[]): Promise<CloudEditResult> {
     // Rows in key order, then the location's lock (in appendFeed): the order a push takes them in,
     // so two batches touching the same rows never wait on each other in a circle.
     const keys = [...new Set(edits.map((edit) => rowKey(edit.table, edit.rowId)))].sort();
     const existing = new Map((await queries.rows(trx, scope, keys)).map((row) => [row.row_key, row]));
     const written: SyncRowRow[] = [];
+    const events: DomainEventRow[] = [];
+    const at = now();
     for (const edit of edits) {
       const key = rowKey(edit.table, edit.rowId);
       const current = existing.get(key);
-      const fields =
-        typeof edit.fields === 'function'
-          ? edit.fields(
-              current && current.deleted === 0 && current.fields ? JSON.parse(current.fields) : undefined,
-            )
-          : edit.fields;
+      const before =
+        current && current.deleted === 0 && current.fields
+          ? (JSON.parse(current.fields) as Fields)
+          : undefined;
+      const fields = typeof edit.fields === 'function' ? edit.fields(before) : edit.fields;
+      if (fields === undefined) continue;
       const row = cloudRow(scope, edit.table, edit.rowId, fields, current);
-      const problem =
-        row.fields === null ? undefined : checkFields(edit.table, edit.rowId, JSON.parse(row.fields));
+      const after = row.fields === null ? null : (JSON.parse(row.fields) as Fields);
+      const problem = after === null ? undefined : checkFields(edit.table, edit.rowId, after);
       if (problem)
         throw new InvalidRequestError('The row is invalid', [{ field: 'fields', message: problem }]);
       existing.set(key, row);
       written.push(row);
+      for (const event of edit.events?.(before, after, Number(row.version)) ?? [])
+        events.push({
+          id: deps.newId(),
+          tenant_id: scope.tenantId,
+          location_id: scope.locationId,
+          type: event.type,
+          occurred_at: at,
+          data: JSON.stringify(event.data),
+          received_at: at,
+        });
     }
     const latest = [...new Map(written.map((row) => [row.row_key, row])).values()];
     await queries.upsertRows(trx, latest);
-    await appendFeed(trx, scope, written);
+    const lastSeq =
+      (await appendFeed(trx, scope, written)) ?? Number((await queries.location(trx, scope))?.last_seq ?? 0);
+    await deps.events.append(trx, events);
     await notifyObservers(observers, trx, scope, latest);
-    return written.map(toRowState);
+    return { rows: written.map(toRowState), last_seq: lastSeq };
   }
 
   const credentials = createApplianceCredentials({ queries, db, newId: deps.newId, now, ensureLocation });
@@ -224,6 +258,20 @@ export function createSyncService(deps: SyncDeps) {
      */
     onPushed(listener: PushListener) {
       pushed.push(listener);
+    },
+
+    /**
+     * Lets another module make sure a store holds its rows before the store starts over from a
+     * snapshot: a new store gets its brand's menu this way on its first sync.
+     */
+    beforeSnapshot(hook: (scope: Scope) => Promise<void>) {
+      snapshotting.push(hook);
+    },
+
+    /** How far each of these stores has pulled its feed (0 for a store that never pulled). */
+    async pulledCursors(tenantId: string, locationIds: readonly string[]) {
+      const rows = await queries.pulledCursors(db, tenantId, locationIds);
+      return new Map(rows.map((row) => [row.location_id, Number(row.pulled_cursor)]));
     },
 
     /** Applies a batch in one transaction and answers per change; a bad batch is refused whole. */
@@ -290,6 +338,7 @@ export function createSyncService(deps: SyncDeps) {
       const location = await queries.location(db, appliance);
       if (!location) throw new NotFoundError('Location', 'LOCATION_NOT_FOUND');
       const first = after === '';
+      if (first) for (const hook of snapshotting) await hook(appliance);
       const rows = await queries.tableRows(db, appliance, after, limit);
       const staff = first ? await deps.staffOf(appliance.tenantId) : [];
       const stamp = hlc.tick();
@@ -315,8 +364,8 @@ export function createSyncService(deps: SyncDeps) {
       rowId: string,
       fields: Fields | null,
     ): Promise<RowState> {
-      const [state] = await this.editFromCloud(tenantId, locationId, [{ table, rowId, fields }]);
-      return state!;
+      const { rows } = await this.editFromCloud(tenantId, locationId, [{ table, rowId, fields }]);
+      return rows[0]!;
     },
 
     /**
@@ -326,7 +375,11 @@ export function createSyncService(deps: SyncDeps) {
      * read under the row's lock, so a refund checks what is left to refund against the row it
      * replaces. The store must exist; an edit's error rolls back the whole batch.
      */
-    async editFromCloud(tenantId: string, locationId: string, edits: readonly CloudEdit[]) {
+    async editFromCloud(
+      tenantId: string,
+      locationId: string,
+      edits: readonly CloudEdit[],
+    ): Promise<CloudEditResult> {
       const scope = { tenantId, locationId };
       await ensureLocation(scope);
       for (let attempt = 1; ; attempt += 1) {

@@ -85,6 +85,15 @@ export function createSyncStore(store: Pick<Store, 'dialect' | 'selectByKeys'>) 
         .where('tenant_id', '=', scope.tenantId)
         .where('location_id', '=', scope.locationId)
         .executeTakeFirst(),
+    pulledCursors: (db: Db, tenantId: string, locationIds: readonly string[]) =>
+      locationIds.length === 0
+        ? Promise.resolve([])
+        : db
+            .selectFrom('sync_locations')
+            .select(['location_id', 'pulled_cursor'])
+            .where('tenant_id', '=', tenantId)
+            .where('location_id', 'in', locationIds)
+            .execute(),
     locationsOfTenant: (db: Db, tenantId: string) =>
       db.selectFrom('sync_locations').select('location_id').where('tenant_id', '=', tenantId).execute(),
     updateLocation: (db: Db, scope: Scope, patch: Partial<SyncLocationRow>) =>

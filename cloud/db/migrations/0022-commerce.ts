@@ -59,9 +59,94 @@ export async function up(db: Kysely<unknown>) {
       .execute();
     await db.schema.createIndex(`${table}_order`).on(table).columns(['tenant_id', 'order_id']).execute();
   }
+  await menu(db);
+}
+
+async function menu(db: Kysely<unknown>) {
+  await db.schema
+    .createTable('commerce_menu_categories')
+    .addColumn('tenant_id', 'text', (c) => c.notNull())
+    .addColumn('id', 'text', (c) => c.notNull())
+    .addColumn('brand_id', 'text', (c) => c.notNull())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('position', 'integer', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('commerce_menu_categories_pk', ['tenant_id', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('commerce_menu_categories_brand')
+    .on('commerce_menu_categories')
+    .columns(['tenant_id', 'brand_id', 'id'])
+    .execute();
+  await db.schema
+    .createTable('commerce_menu_items')
+    .addColumn('tenant_id', 'text', (c) => c.notNull())
+    .addColumn('id', 'text', (c) => c.notNull())
+    .addColumn('brand_id', 'text', (c) => c.notNull())
+    .addColumn('category_id', 'text', (c) => c.notNull())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('description', 'text', (c) => c.notNull())
+    .addColumn('price_minor', 'bigint', (c) => c.notNull())
+    .addColumn('available', 'integer', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('commerce_menu_items_pk', ['tenant_id', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('commerce_menu_items_brand')
+    .on('commerce_menu_items')
+    .columns(['tenant_id', 'brand_id', 'id'])
+    .execute();
+  await db.schema
+    .createTable('commerce_menu_overrides')
+    .addColumn('tenant_id', 'text', (c) => c.notNull())
+    .addColumn('item_id', 'text', (c) => c.notNull())
+    .addColumn('location_id', 'text', (c) => c.notNull())
+    .addColumn('price_minor', 'bigint')
+    .addColumn('available', 'integer')
+    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('commerce_menu_overrides_pk', ['tenant_id', 'item_id', 'location_id'])
+    .execute();
+  await db.schema
+    .createTable('commerce_publications')
+    .addColumn('tenant_id', 'text', (c) => c.notNull())
+    .addColumn('id', 'text', (c) => c.notNull())
+    .addColumn('brand_id', 'text', (c) => c.notNull())
+    .addColumn('change', 'text', (c) => c.notNull())
+    .addColumn('catalog_ids', 'text', (c) => c.notNull())
+    .addColumn('location_ids', 'text', (c) => c.notNull())
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('published_at', 'text')
+    .addPrimaryKeyConstraint('commerce_publications_pk', ['tenant_id', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('commerce_publications_state')
+    .on('commerce_publications')
+    .columns(['state', 'created_at'])
+    .execute();
+  await db.schema
+    .createTable('commerce_publication_stores')
+    .addColumn('tenant_id', 'text', (c) => c.notNull())
+    .addColumn('publication_id', 'text', (c) => c.notNull())
+    .addColumn('location_id', 'text', (c) => c.notNull())
+    .addColumn('feed_seq', 'bigint')
+    .addColumn('written_at', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('commerce_publication_stores_pk', ['tenant_id', 'publication_id', 'location_id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>) {
-  for (const table of ['commerce_payments', 'commerce_order_items', 'commerce_orders'])
+  for (const table of [
+    'commerce_publication_stores',
+    'commerce_publications',
+    'commerce_menu_overrides',
+    'commerce_menu_items',
+    'commerce_menu_categories',
+    'commerce_payments',
+    'commerce_order_items',
+    'commerce_orders',
+  ])
     await db.schema.dropTable(table).execute();
 }

@@ -9,7 +9,7 @@ import { bearer, createTestCloud, loginTokens, type TestCloud } from '../../supp
 
 const PASSWORD = 'correct-horse-battery';
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Call = (
   method: Method,
   path: string,

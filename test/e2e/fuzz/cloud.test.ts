@@ -127,7 +127,11 @@ describe.each(backends)(
         typedOnly: backend === 'pg',
         // The sync long poll answers at once with no wait asked for.
         pinned: { timeout_seconds: 0 },
-        settle: () => cloud.services.alerting.settled(),
+        // Background work a request starts (alert correlation, a menu reaching its stores) ends before rows are counted.
+        settle: async () => {
+          await cloud.services.alerting.settled();
+          await cloud.services.menu.settle();
+        },
         stillSignedIn: async () =>
           (await cloud.app.inject({ url: '/v1/auth/me', headers: bearer(tokens.admin) })).statusCode === 200,
         signIn: async () => {
