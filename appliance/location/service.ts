@@ -1,3 +1,4 @@
+import { DEFAULT_BUSINESS_DAY_START } from '../../shared/business-day.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { ErrorDetail } from '../../shared/http/errors.ts';
 import type { ApplianceDatabase, ChangeLog } from '../db/index.ts';
@@ -109,7 +110,7 @@ export function createLocationService(deps: LocationDeps) {
           timezone: defaults.timezone,
           currency: defaults.currency ?? 'USD',
           tax_rate_bps: defaults.tax_rate_bps ?? 0,
-          business_day_starts_at: defaults.business_day_starts_at ?? '04:00',
+          business_day_starts_at: defaults.business_day_starts_at ?? DEFAULT_BUSINESS_DAY_START,
           status: 'open',
           hours,
           version: 1,

@@ -58,40 +58,4 @@ export const PaymentSchema = Type.Object({
   version: Type.Integer(),
 });
 
-const Minor = Type.Integer({ description: 'minor units (cents)' });
-const BusinessDay = Type.String({ format: 'date' });
-
-export const SalesTodaySchema = Type.Object(
-  {
-    business_day: BusinessDay,
-    currency: Type.String(),
-    sales_minor: Minor,
-    orders: Type.Integer(),
-    average_ticket_minor: Minor,
-    last_week: Type.Object({
-      business_day: BusinessDay,
-      sales_minor: Minor,
-      orders: Type.Integer(),
-      to_same_time_minor: { ...Minor, description: 'last week’s sales up to the time of day it is now' },
-    }),
-    change_pct: Type.Union([Type.Number(), Type.Null()], {
-      description: 'sales_minor against last_week.to_same_time_minor, one decimal; null when that is 0',
-    }),
-    by_hour: Type.Array(
-      Type.Object({
-        hour: Type.Integer({ minimum: 0, maximum: 23, description: 'local hour the order was opened' }),
-        today_minor: Minor,
-        last_week_minor: { ...Minor, description: 'last week’s whole hour' },
-      }),
-      { minItems: 24, maxItems: 24 },
-    ),
-  },
-  {
-    description:
-      'Sales of the store’s current business day (its time zone, from business_day_starts_at) and of the same ' +
-      'weekday a week before. An order counts towards the business day it was opened in when it is not ' +
-      'cancelled and its captured card and cash payments, less refunds, come to more than zero; that net is its ' +
-      'sale (tax included, tips left out; authorized-only, voided and declined payments do not count). ' +
-      'Orders still open count as soon as they are paid.',
-  },
-);
+export { SalesTodaySchema } from '../../shared/commerce/sales.ts';

@@ -1,4 +1,5 @@
 import type { Clock } from '../../shared/clock.ts';
+import { salesOf } from '../../shared/commerce/sales.ts';
 import { toDecimal } from '../../shared/events.ts';
 import type { IdGenerator } from '../../shared/ids.ts';
 import type { ApplianceDatabase, ChangeLog } from '../db/index.ts';
@@ -121,14 +122,12 @@ export function createPaymentService(deps: {
     return toPayment(requirePayment(row.id));
   }
 
-  /** A day's orders that count: not cancelled, and captured less refunded above zero. */
-  function salesOf(businessDay: string, calendar: SalesCalendar): Sale[] {
+  /** A day's orders that count, by the rule head office reads the store's sales with too. */
+  function salesOfDay(businessDay: string, calendar: SalesCalendar): Sale[] {
     const orders = deps.orders.dayOrders(businessDay).filter((order) => order.status !== 'cancelled');
-    const net = store.netCaptured(orders.map((order) => order.id));
-    return orders.flatMap((order) => {
-      const minor = net.get(order.id) ?? 0;
-      return minor > 0 ? [{ minor, at: calendar.businessTime(new Date(order.created_at)) }] : [];
-    });
+    return salesOf(orders, store.netCaptured(orders.map((order) => order.id)), (at) =>
+      calendar.businessTime(at),
+    );
   }
 
   return {
@@ -140,8 +139,8 @@ export function createPaymentService(deps: {
         return summarizeSales({
           now,
           currency: calendar.get().currency,
-          today: salesOf(now.businessDay, calendar),
-          lastWeek: { businessDay: lastWeekDay, sales: salesOf(lastWeekDay, calendar) },
+          today: salesOfDay(now.businessDay, calendar),
+          lastWeek: { businessDay: lastWeekDay, sales: salesOfDay(lastWeekDay, calendar) },
         });
       })();
     },
