@@ -7,7 +7,7 @@ import { alertingRoutes } from './alerting/index.ts';
 import { billingRoutes } from './billing/index.ts';
 import { CHAT_WS_PATH, chatRoutes } from './chat/index.ts';
 import { cockpitRoutes, FEED_PATH } from './cockpit/index.ts';
-import { commerceRoutes } from './commerce/index.ts';
+import { commerceOpsRoutes, commerceRoutes } from './commerce/index.ts';
 import type { CloudConfig } from './config.ts';
 import { iotRoutes, mdmRoutes } from './devices/index.ts';
 import {
@@ -126,6 +126,11 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
     prefix: '/v1/commerce',
     commerce: services.commerce,
     menu: services.menu,
+  });
+  await app.register(commerceOpsRoutes, {
+    prefix: '/v1/commerce',
+    timeclock: services.timeclock,
+    sales: services.sales,
   });
   await app.register(pnlRoutes, { prefix: '/api/v1/pnl', pnl: services.pnl, ledger: services.pnlLedger });
   await app.register(visionApiRoutes, { prefix: '/api/vision', vision: services.vision });

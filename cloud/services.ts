@@ -10,13 +10,19 @@ import { createAuditLog } from './audit/index.ts';
 import { createBillingService, createHttpPlatform, createInProcessPlatform } from './billing/index.ts';
 import { createChatService } from './chat/index.ts';
 import { createCockpitService, createConsoleFeed } from './cockpit/index.ts';
-import { createCommerceService, createMenuService } from './commerce/index.ts';
+import {
+  createCommerceService,
+  createMenuService,
+  createSalesService,
+  createTimeClockService,
+} from './commerce/index.ts';
 import type { CloudConfig } from './config.ts';
 import type { Store } from './db/index.ts';
 import { createDeviceService } from './devices/index.ts';
 import { createEventLog } from './events/index.ts';
 import {
   applianceCredentials,
+  commerceStores,
   deviceOrNothing,
   linkAiopsMetrics,
   linkAlertIncidents,
@@ -151,8 +157,10 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     staffExists: pnlStaffExists(tenancy),
   });
   linkPnl(sync, tenancy, { locking: store.dialect === 'pg' });
-  linkCommerce(sync);
+  linkCommerce(sync, tenancy);
   const commerce = createCommerceService({ db: store.db, clock, editStore: storeEdits(sync) });
+  const timeclock = createTimeClockService({ db: store.db, editStore: storeEdits(sync) });
+  const sales = createSalesService({ db: store.db, clock, stores: commerceStores(tenancy) });
   const menu = createMenuService({
     ...base,
     db: store.db,
@@ -258,6 +266,8 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     pnl,
     pnlLedger,
     commerce,
+    timeclock,
+    sales,
     menu,
     relay,
   };

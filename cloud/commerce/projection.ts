@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Fields } from '../../shared/sync/registry.ts';
-import type { Db } from '../db/index.ts';
-import type { CommerceChildRow, CommerceOrderRow, CommerceTables } from './tables.ts';
+import type { Database, Db } from '../db/index.ts';
+import type { CommerceChildRow, CommerceOrderRow } from './tables.ts';
 
 /** Where synced rows came from: one store of one tenant. */
 export interface Where {
@@ -18,10 +18,11 @@ export interface Written {
 // Sixteen columns a row: far below either database's limit on parameters in one statement.
 const CHUNK = 500;
 
-async function upsert<T extends keyof CommerceTables & string>(
+/** Writes projected rows keyed by tenant and id, replacing the ones already there. */
+export async function upsert<T extends keyof Database & string>(
   db: Db,
   table: T,
-  rows: ReadonlyArray<CommerceTables[T]>,
+  rows: ReadonlyArray<Database[T]>,
 ) {
   const columns = Object.keys(rows[0] ?? {}).filter((c) => c !== 'tenant_id' && c !== 'id');
   const replaced = Object.fromEntries(columns.map((c) => [c, sql.ref(`excluded.${c}`)]));

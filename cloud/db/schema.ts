@@ -4,7 +4,7 @@ import type { AuditTables } from '../audit/index.ts';
 import type { BillingTables } from '../billing/index.ts';
 import type { ChatTables } from '../chat/index.ts';
 import type { CockpitTables } from '../cockpit/index.ts';
-import type { CommerceTables } from '../commerce/index.ts';
+import type { CommerceTables, TimeclockTables } from '../commerce/index.ts';
 import type { DeviceTables } from '../devices/index.ts';
 import type { EventTables } from '../events/index.ts';
 import type { IdentityTables } from '../identity/index.ts';
@@ -38,4 +38,5 @@ export type Database = TenancyTables &
   ChatTables &
   SsoTables &
   PnlTables &
-  CommerceTables;
+  CommerceTables &
+  TimeclockTables;

@@ -6,9 +6,14 @@
 import type { SyncTableName } from '../../shared/sync/registry.ts';
 import {
   type MenuService,
+  recordCalendars,
   recordOrderItems,
   recordOrders,
   recordPayments,
+  recordPunches,
+  recordStockItems,
+  recordStockMovements,
+  type StoreDirectory,
   type StoreEdit,
   type Where,
   type Written,
@@ -17,14 +22,56 @@ import type { Db } from '../db/index.ts';
 import type { SyncService } from '../sync/index.ts';
 import type { TenancyService } from '../tenancy/index.ts';
 
-export function linkCommerce(sync: SyncService) {
+export function linkCommerce(sync: SyncService, tenancy: TenancyService) {
   const views: Array<[SyncTableName, (db: Db, at: Where, rows: Written[]) => Promise<unknown>]> = [
     ['orders', recordOrders],
     ['order_items', recordOrderItems],
     ['payments', recordPayments],
+    ['inventory_items', recordStockItems],
+    ['inventory_movements', recordStockMovements],
+    ['location_settings', recordCalendars],
+    [
+      'time_punches',
+      // Read on the push's own transaction: SQLite has one connection, which the push holds.
+      async (trx, at, rows) =>
+        recordPunches(
+          trx,
+          at,
+          rows,
+          (await tenancy.findLocationIn(trx, at.tenantId, at.locationId))?.timezone,
+        ),
+    ],
   ];
   for (const [table, record] of views)
     sync.observe(table, (trx, scope, rows) => record(trx, scope, rows).then(() => {}));
+}
+
+/** The tenant's stores as head office's time clock and sales figures see them, from tenancy. */
+export function commerceStores(tenancy: TenancyService): StoreDirectory {
+  const info = (location: { id: string; name: string; timezone: string }) => ({
+    id: location.id,
+    name: location.name,
+    timezone: location.timezone,
+  });
+  return {
+    store: async (tenantId, locationId) => {
+      const location = await tenancy.findLocation(tenantId, locationId);
+      return location === undefined ? undefined : info(location);
+    },
+    async stores(tenantId, filter) {
+      const stores = [];
+      for (let after: string | undefined; ; ) {
+        const { items } = await tenancy.listLocations(
+          tenantId,
+          { limit: PAGE, ...(after ? { after } : {}) },
+          filter,
+        );
+        stores.push(...items.map(info));
+        if (items.length < PAGE) return stores;
+        after = items.at(-1)!.id;
+      }
+    },
+  };
 }
 
 /** Head office's edits of a store's rows, written by sync. */

@@ -6,7 +6,7 @@
  */
 export { linkAiopsMetrics } from './aiops-metrics.ts';
 export { linkAlertIncidents, tenantUserOf } from './alert-incident.ts';
-export { linkCommerce, linkStoreMenus, menuLookups, storeEdits } from './commerce.ts';
+export { commerceStores, linkCommerce, linkStoreMenus, menuLookups, storeEdits } from './commerce.ts';
 export { linkEdgeAlerts } from './edge-alerts.ts';
 export { type Fleet, startFleet } from './fleet.ts';
 export { type CommandDispatch, createCommandDispatch } from './fleet-commands.ts';

@@ -21,6 +21,8 @@ import * as incidentFlow from './0019-incident-flow.ts';
 import * as sso from './0020-sso.ts';
 import * as wideIntegers from './0021-wide-integers.ts';
 import * as commerce from './0022-commerce.ts';
+import * as commerceTimeclock from './0023-commerce-timeclock.ts';
+import * as commerceStockKitchen from './0024-commerce-stock-kitchen.ts';
 
 /** Applied in name order; never edit one that has shipped, add the next. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +48,6 @@ export const migrations: Record<string, Migration> = {
   '0020-sso': sso,
   '0021-wide-integers': wideIntegers,
   '0022-commerce': commerce,
+  '0023-commerce-timeclock': commerceTimeclock,
+  '0024-commerce-stock-kitchen': commerceStockKitchen,
 };
