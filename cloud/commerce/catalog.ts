@@ -1,7 +1,7 @@
 import { v5 } from 'uuid';
 import { toDecimal } from '../../shared/events.ts';
 import type { Fields } from '../../shared/sync/registry.ts';
-import type { MenuCategoryRow, MenuItemRow, MenuOverrideRow } from './tables.ts';
+import type { MenuCategoryRow, MenuItemRow, MenuOverrideRow, StationRow, StockItemRow } from './tables.ts';
 
 // Fixed forever: every store row id of every brand menu is derived under it.
 const STORE_ROW_NAMESPACE = '1d0f3b9e-5c52-4f0e-9a55-2f4c1c7e8a61';
@@ -39,6 +39,49 @@ export function storeItem(
     updated_at: item.updated_at,
   };
 }
+
+/** The store's `inventory_items` row for a brand stock item; its quantity stays the store's. */
+export const storeStockItem = (item: StockItemRow, locationId: string): Fields => ({
+  id: storeRowId(item.id, locationId),
+  name: item.name,
+  unit: item.unit,
+  reorder_level_milli: Number(item.reorder_level_milli),
+  reorder_quantity_milli: Number(item.reorder_quantity_milli),
+  updated_at: item.updated_at,
+});
+
+export interface Component {
+  stock_item_id: string;
+  quantity_milli: number;
+}
+
+/**
+ * The store's `recipes` row for a brand item: its components as the store writes them (JSON,
+ * in the order of its recipe lines' key), naming the store's own inventory items.
+ */
+export function storeRecipe(itemId: string, components: readonly Component[], locationId: string): Fields {
+  const lines = components
+    .map((c) => ({
+      inventory_item_id: storeRowId(c.stock_item_id, locationId),
+      quantity_milli: c.quantity_milli,
+    }))
+    .sort((a, b) => a.inventory_item_id.localeCompare(b.inventory_item_id));
+  return { menu_item_id: storeRowId(itemId, locationId), components: JSON.stringify(lines) };
+}
+
+/** The store's `stations` row for a brand station. */
+export const storeStation = (station: StationRow, locationId: string): Fields => ({
+  id: storeRowId(station.id, locationId),
+  name: station.name,
+  position: Number(station.position),
+  updated_at: station.updated_at,
+});
+
+/** The store's `station_items` row: where the store's item is prepared. */
+export const storeRoute = (itemId: string, stationId: string, locationId: string): Fields => ({
+  menu_item_id: storeRowId(itemId, locationId),
+  station_id: storeRowId(stationId, locationId),
+});
 
 /** Whether two rows say the same, their edit times aside. */
 export function sameRow(a: Fields | undefined, b: Fields) {

@@ -113,7 +113,9 @@ const StoreState = Type.Unsafe<'queued' | 'pending' | 'applied'>({
 export const PublicationSchema = Type.Object({
   id: Uuid,
   brand_id: Uuid,
-  change: Type.String({ description: 'category, item, price or availability' }),
+  change: Type.String({
+    description: 'category, item, price, availability, stock_item, recipe, station or routing',
+  }),
   state: Type.Unsafe<'publishing' | 'pending' | 'applied'>({
     type: 'string',
     enum: ['publishing', 'pending', 'applied'],

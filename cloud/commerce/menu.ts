@@ -1,45 +1,15 @@
-import type { Clock } from '../../shared/clock.ts';
 import { InvalidRequestError, NotFoundError } from '../../shared/http/errors.ts';
-import type { IdGenerator } from '../../shared/ids.ts';
-import type { Db } from '../db/index.ts';
-import { itemEvents, sameRow, storeCategory, storeItem, storeRowId } from './catalog.ts';
+import { createKitchenService } from './kitchen.ts';
 import { createMenuStore } from './menu-store.ts';
-import type { EditStore, StoreEdit } from './service.ts';
-import type { MenuCategoryRow, MenuItemRow, MenuOverrideRow, PublicationRow } from './tables.ts';
+import { type Page, paged } from './paging.ts';
+import { createPublisher, type PublisherDeps } from './publisher.ts';
+import { createStockService } from './stock.ts';
+import type { MenuCategoryRow, MenuItemRow, MenuOverrideRow } from './tables.ts';
 
-export interface MenuDeps {
-  db: Db;
-  clock: Clock;
-  newId: IdGenerator;
-  editStore: EditStore;
-  brandExists(tenantId: string, brandId: string): Promise<boolean>;
-  /** The brand's stores, every one of them. */
-  locationsOfBrand(tenantId: string, brandId: string): Promise<string[]>;
-  /** The store's brand; undefined for a store not in the tenant, null for a store of no brand. */
-  brandOfLocation(tenantId: string, locationId: string): Promise<string | null | undefined>;
-  pulledCursors(tenantId: string, locationIds: readonly string[]): Promise<Map<string, number>>;
-  log?: { warn(object: object, message: string): void } | undefined;
-  /** Stores written at once while publishing (PostgreSQL takes several; SQLite has one writer). */
-  parallelStores?: number | undefined;
-}
+export type MenuDeps = PublisherDeps;
 
-export interface Page {
-  limit: number;
-  cursor?: string | undefined;
-}
-
-type StoreState = 'queued' | 'pending' | 'applied';
-type PublicationProgress = 'publishing' | 'pending' | 'applied';
-
-const brandNotFound = () => new NotFoundError('Brand', 'BRAND_NOT_FOUND');
 const categoryNotFound = () => new NotFoundError('Category', 'CATEGORY_NOT_FOUND');
-const itemNotFound = () => new NotFoundError('Menu item', 'ITEM_NOT_FOUND');
-const publicationNotFound = () => new NotFoundError('Publication', 'PUBLICATION_NOT_FOUND');
-const locationNotFound = () => new NotFoundError('Location', 'LOCATION_NOT_FOUND');
-const notOfBrand = (locationId: string) =>
-  new InvalidRequestError('A store named is not of the item’s brand', [
-    { field: 'body.location_ids', message: `${locationId} is a store of another brand` },
-  ]);
+export const itemNotFound = () => new NotFoundError('Menu item', 'ITEM_NOT_FOUND');
 
 const toCategory = (row: MenuCategoryRow) => ({
   id: row.id,
@@ -71,23 +41,16 @@ const toItem = (row: MenuItemRow, overrides: MenuOverrideRow[] = []) => ({
 });
 
 /**
- * Head office's menus, one per brand, with a store's own price or availability where it has one.
- * Every change is a publication: the brand's rows are written into each affected store's synced
- * rows (server_wins, one transaction per store), and the publication shows, store by store, when
- * the store's pull has passed it. A publication is recorded before its first store is written, so
- * one that a restart interrupted is finished by `resume`.
+ * Head office's catalog, one per brand: the menu here, and the stock and kitchen parts
+ * (`stock`, `kitchen`), every change of them published to the brand's stores by one publisher,
+ * so one brand's changes reach its stores in the order they were made, whatever their kind.
  */
 export function createMenuService(deps: MenuDeps) {
   const store = createMenuStore(deps.db);
+  const publisher = createPublisher(deps);
+  const { requireBrand, targets, publish } = publisher;
   const now = () => deps.clock.now().toISOString();
-  const parallel = Math.max(1, deps.parallelStores ?? 1);
-  // One brand's publications reach its stores in the order they were made.
-  const lanes = new Map<string, Promise<void>>();
-  const running = new Set<Promise<void>>();
 
-  async function requireBrand(tenantId: string, brandId: string) {
-    if (!(await deps.brandExists(tenantId, brandId))) throw brandNotFound();
-  }
   async function requireCategory(tenantId: string, id: string) {
     const row = await store.category(tenantId, id);
     if (!row) throw categoryNotFound();
@@ -99,188 +62,10 @@ export function createMenuService(deps: MenuDeps) {
     return row;
   }
 
-  /** The stores named, each checked to be a store of the brand; all the brand's when none are. */
-  async function targets(tenantId: string, brandId: string, locationIds?: readonly string[]) {
-    if (locationIds === undefined) return deps.locationsOfBrand(tenantId, brandId);
-    const unique = [...new Set(locationIds)];
-    for (const locationId of unique) {
-      const brand = await deps.brandOfLocation(tenantId, locationId);
-      if (brand === undefined) throw locationNotFound();
-      if (brand !== brandId) throw notOfBrand(locationId);
-    }
-    return unique;
-  }
-
-  /** The edits that bring one store's rows of these catalog ids to what the brand says. */
-  async function storeEdits(
-    tenantId: string,
-    locationId: string,
-    catalogIds: string[],
-    onlyMissing: boolean,
-  ) {
-    const [categories, items] = await Promise.all([
-      store.categoriesByIds(tenantId, catalogIds),
-      store.itemsByIds(tenantId, catalogIds),
-    ]);
-    const named = new Set(categories.map((c) => c.id));
-    // An item's category must be at the store for the item to be: one it lacks goes with it.
-    const needed = await store.categoriesByIds(
-      tenantId,
-      [...new Set(items.map((i) => i.category_id))].filter((id) => !named.has(id)),
-    );
-    const overrides = new Map(
-      (
-        await store.overrides(
-          tenantId,
-          items.map((i) => i.id),
-          locationId,
-        )
-      ).map((o) => [o.item_id, o]),
-    );
-    const settle =
-      (wanted: ReturnType<typeof storeCategory>, missingOnly: boolean) =>
-      (current: typeof wanted | undefined) => {
-        if (current && (missingOnly || sameRow(current, wanted))) return undefined;
-        return wanted;
-      };
-    const edits: StoreEdit[] = [
-      ...categories.map((c) => ({
-        table: 'menu_categories' as const,
-        rowId: storeRowId(c.id, locationId),
-        fields: settle(storeCategory(c, locationId), onlyMissing),
-      })),
-      ...needed.map((c) => ({
-        table: 'menu_categories' as const,
-        rowId: storeRowId(c.id, locationId),
-        fields: settle(storeCategory(c, locationId), true),
-      })),
-      ...items.map((i) => ({
-        table: 'menu_items' as const,
-        rowId: storeRowId(i.id, locationId),
-        fields: settle(storeItem(i, locationId, overrides.get(i.id)), onlyMissing),
-        events: itemEvents,
-      })),
-    ];
-    return edits;
-  }
-
-  async function writeStore(publication: PublicationRow, locationId: string) {
-    const tenantId = publication.tenant_id;
-    const edits = await storeEdits(tenantId, locationId, JSON.parse(publication.catalog_ids), false);
-    const { last_seq } = await deps.editStore(tenantId, locationId, edits);
-    await store.insertPublicationStore({
-      tenant_id: tenantId,
-      publication_id: publication.id,
-      location_id: locationId,
-      feed_seq: last_seq,
-      written_at: now(),
-    });
-  }
-
-  async function fanOut(publication: PublicationRow) {
-    const written = new Set(
-      (await store.publicationStores(publication.tenant_id, publication.id)).map((s) => s.location_id),
-    );
-    const queue = (JSON.parse(publication.location_ids) as string[]).filter((id) => !written.has(id));
-    const worker = async () => {
-      for (let next = queue.shift(); next !== undefined; next = queue.shift())
-        await writeStore(publication, next);
-    };
-    await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, worker));
-    await store.finishPublication(publication.tenant_id, publication.id, now());
-  }
-
-  /** Runs a publication after the brand's earlier ones; a failure is logged and left for `resume`. */
-  function schedule(publication: PublicationRow) {
-    const lane = `${publication.tenant_id}/${publication.brand_id}`;
-    const run = (lanes.get(lane) ?? Promise.resolve())
-      .then(() => fanOut(publication))
-      .catch((error: unknown) =>
-        deps.log?.warn(
-          { err: error, publication: publication.id },
-          'publishing a menu change stopped; it resumes on restart',
-        ),
-      );
-    lanes.set(lane, run);
-    running.add(run);
-    void run.finally(() => {
-      running.delete(run);
-      if (lanes.get(lane) === run) lanes.delete(lane);
-    });
-    return run;
-  }
-
-  async function publish(
-    tenantId: string,
-    brandId: string,
-    change: string,
-    catalogIds: string[],
-    locationIds: string[],
-  ) {
-    const publication: PublicationRow = {
-      tenant_id: tenantId,
-      id: deps.newId(),
-      brand_id: brandId,
-      change,
-      catalog_ids: JSON.stringify(catalogIds),
-      location_ids: JSON.stringify(locationIds),
-      state: 'publishing',
-      created_at: now(),
-      published_at: null,
-    };
-    await store.insertPublication(publication);
-    schedule(publication);
-    return { id: publication.id, state: 'publishing' as const, stores_total: locationIds.length };
-  }
-
-  async function progress(tenantId: string, id: string) {
-    const publication = await store.publication(tenantId, id);
-    if (!publication) throw publicationNotFound();
-    const locationIds = JSON.parse(publication.location_ids) as string[];
-    const written = new Map(
-      (await store.publicationStores(tenantId, id)).map((s) => [s.location_id, Number(s.feed_seq ?? 0)]),
-    );
-    const pulled = await deps.pulledCursors(tenantId, locationIds);
-    const stores = locationIds.map((locationId) => {
-      const seq = written.get(locationId);
-      const cursor = pulled.get(locationId) ?? 0;
-      const state: StoreState = seq === undefined ? 'queued' : cursor >= seq ? 'applied' : 'pending';
-      return { location_id: locationId, state, feed_seq: seq ?? null, pulled_cursor: cursor };
-    });
-    const applied = stores.filter((s) => s.state === 'applied').length;
-    return {
-      id: publication.id,
-      brand_id: publication.brand_id,
-      change: publication.change,
-      state: (publication.state === 'publishing'
-        ? 'publishing'
-        : applied === stores.length
-          ? 'applied'
-          : 'pending') as PublicationProgress,
-      created_at: publication.created_at,
-      published_at: publication.published_at,
-      stores_total: stores.length,
-      stores_written: written.size,
-      stores_applied: applied,
-      stores,
-    };
-  }
-
-  const paged = <T extends { id: string }>(rows: T[], limit: number) => ({
-    page: rows.slice(0, limit),
-    next_cursor: rows.length > limit ? rows[limit - 1]!.id : null,
-  });
-
   async function changeItem(tenantId: string, id: string, patch: Partial<MenuItemRow>, change: string) {
     const item = await requireItem(tenantId, id);
     await store.updateItem(tenantId, id, { ...patch, updated_at: now() });
-    const publication = await publish(
-      tenantId,
-      item.brand_id,
-      change,
-      [id],
-      await targets(tenantId, item.brand_id),
-    );
+    const publication = await publish(tenantId, item.brand_id, change, [id]);
     return { ...(await itemView(tenantId, id)), publication };
   }
 
@@ -306,13 +91,7 @@ export function createMenuService(deps: MenuDeps) {
         updated_at: at,
       };
       await store.insertCategory(row);
-      const publication = await publish(
-        tenantId,
-        row.brand_id,
-        'category',
-        [row.id],
-        await targets(tenantId, row.brand_id),
-      );
+      const publication = await publish(tenantId, row.brand_id, 'category', [row.id]);
       return { ...toCategory(row), publication };
     },
 
@@ -327,13 +106,7 @@ export function createMenuService(deps: MenuDeps) {
         ...(patch.position !== undefined ? { position: patch.position } : {}),
         updated_at: now(),
       });
-      const publication = await publish(
-        tenantId,
-        current.brand_id,
-        'category',
-        [id],
-        await targets(tenantId, current.brand_id),
-      );
+      const publication = await publish(tenantId, current.brand_id, 'category', [id]);
       return { ...toCategory(await requireCategory(tenantId, id)), publication };
     },
 
@@ -379,13 +152,7 @@ export function createMenuService(deps: MenuDeps) {
         updated_at: at,
       };
       await store.insertItem(row);
-      const publication = await publish(
-        tenantId,
-        row.brand_id,
-        'item',
-        [row.id],
-        await targets(tenantId, row.brand_id),
-      );
+      const publication = await publish(tenantId, row.brand_id, 'item', [row.id]);
       return { ...toItem(row), publication };
     },
 
@@ -474,28 +241,13 @@ export function createMenuService(deps: MenuDeps) {
       return { ...(await itemView(tenantId, id)), publication };
     },
 
-    publication: progress,
+    publication: publisher.progress,
+    settle: publisher.settle,
+    resume: publisher.resume,
+    fillStore: publisher.fillStore,
 
-    /** Waits for the publications under way (tests, and a clean stop). */
-    settle: async () => {
-      while (running.size > 0) await Promise.all([...running]);
-    },
-
-    /** Finishes the publications a stop interrupted, each where it stopped. */
-    async resume() {
-      for (const publication of await store.unfinishedPublications()) schedule(publication);
-    },
-
-    /**
-     * Gives a store that starts over every row of its brand's menu it lacks (a new store's first
-     * sync); rows it has are left as they are, its own changes included.
-     */
-    async fillStore(tenantId: string, locationId: string) {
-      const brandId = await deps.brandOfLocation(tenantId, locationId);
-      if (!brandId) return;
-      const edits = await storeEdits(tenantId, locationId, await store.catalogIds(tenantId, brandId), true);
-      if (edits.length > 0) await deps.editStore(tenantId, locationId, edits);
-    },
+    stock: createStockService({ ...deps, publisher, requireItem }),
+    kitchen: createKitchenService({ ...deps, publisher, requireItem }),
   };
 }
 

@@ -1,30 +1,16 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
-import { ForbiddenError } from '../../shared/http/errors.ts';
-import { MANAGER_ROLES, PLATFORM_ADMIN_ROLES, type Role } from '../../shared/roles.ts';
-import { requireAuth } from '../gateway/index.ts';
+import { MANAGER_ROLES } from '../../shared/roles.ts';
+import { BRAND_ROLES, checkStores, published, tenantOf, viewerOf } from './access.ts';
+import { kitchenRoutes } from './kitchen-routes.ts';
 import type { MenuService } from './menu.ts';
 import * as m from './menu-schemas.ts';
 import * as s from './schemas.ts';
-import type { CommerceService, Viewer } from './service.ts';
-
-/** Who changes a brand's menu for all its stores: the tenant's admins, not a store's managers. */
-export const BRAND_ROLES: readonly Role[] = MANAGER_ROLES.filter(
-  (role) => role !== 'manager' && role !== 'restaurant_manager',
-);
+import type { CommerceService } from './service.ts';
+import { stockRoutes } from './stock-routes.ts';
 
 const doc = { tags: ['commerce'], security: [{ bearer: [] }] };
-
-/**
- * The asker's tenant, and the one store a store-bound session may see; admins of the tenant
- * see every store whatever their session names.
- */
-function viewerOf(request: FastifyRequest): Viewer {
-  const auth = requireAuth(request);
-  const admin = auth.roles.some((role) => PLATFORM_ADMIN_ROLES.includes(role as never));
-  return { tenantId: auth.tenantId, locationId: admin ? undefined : (auth.locationId ?? undefined) };
-}
 
 /** Head office's window onto the stores' orders and payments, under /v1/commerce. */
 export async function commerceRoutes(
@@ -39,25 +25,8 @@ export async function commerceRoutes(
   });
   app.addHook('onClose', async () => menu.settle());
 
-  /**
-   * A change for every store of the brand is the tenant admins'; managers change the stores they
-   * name, and a session for one store names that store only.
-   */
-  const checkStores = (request: FastifyRequest, locationIds: readonly string[] | undefined) => {
-    const auth = requireAuth(request);
-    const viewer = viewerOf(request);
-    if (locationIds === undefined) {
-      if (!auth.roles.some((role) => BRAND_ROLES.includes(role as Role)))
-        throw new ForbiddenError('Changing every store of the brand needs a tenant admin; name the stores');
-    } else if (viewer.locationId !== undefined && locationIds.some((id) => id !== viewer.locationId))
-      throw new ForbiddenError('Your session is for another location');
-    return viewer.tenantId;
-  };
-  const tenant = (request: FastifyRequest) => requireAuth(request).tenantId;
+  const tenant = tenantOf;
   const menuDoc = { tags: ['commerce-menu'], security: [{ bearer: [] }] };
-  const published = (description: string) =>
-    `${description} The change is published to the brand's stores at once: follow it with ` +
-    'GET /v1/commerce/menu/publications/{publication.id}.';
 
   r.post(
     '/menu/categories',
@@ -252,6 +221,9 @@ export async function commerceRoutes(
     },
     async (request) => envelope(request.id, await menu.publication(tenant(request), request.params.id)),
   );
+
+  stockRoutes(app, menu.stock);
+  kitchenRoutes(app, menu.kitchen);
 
   r.get(
     '/orders',

@@ -80,7 +80,7 @@ export interface PublicationRow {
   id: string;
   brand_id: string;
   change: string;
-  /** JSON array of the brand category and item ids the change concerns. */
+  /** JSON array of the brand catalog ids the change concerns: categories, items, stock items, stations. */
   catalog_ids: string;
   /** JSON array of the stores it goes to. */
   location_ids: string;
@@ -99,6 +99,75 @@ export interface PublicationStoreRow {
   written_at: string;
 }
 
+/** A brand's stock item: every store of the brand holds it as an inventory item under a derived id. */
+export interface StockItemRow {
+  tenant_id: string;
+  id: string;
+  brand_id: string;
+  name: string;
+  unit: string;
+  reorder_level_milli: number;
+  reorder_quantity_milli: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What one portion of a brand item uses of the brand's stock items. */
+export interface RecipeRow {
+  tenant_id: string;
+  item_id: string;
+  /** JSON array of { stock_item_id, quantity_milli }. */
+  components: string;
+  updated_at: string;
+}
+
+/** A brand's kitchen station. */
+export interface StationRow {
+  tenant_id: string;
+  id: string;
+  brand_id: string;
+  name: string;
+  position: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * Where a brand item is prepared: for every store of the brand when location_id is '', or for
+ * one store, which keeps it until head office routes the item for the whole brand again.
+ */
+export interface RouteRow {
+  tenant_id: string;
+  item_id: string;
+  location_id: string;
+  station_id: string;
+  updated_at: string;
+}
+
+/**
+ * One store's stock of one inventory item: the sum of the movements it pushed, with the item's
+ * name and reorder level once its row arrives (a movement may come first).
+ */
+export interface StockLevelRow {
+  tenant_id: string;
+  location_id: string;
+  inventory_item_id: string;
+  name: string | null;
+  unit: string | null;
+  reorder_level_milli: number | null;
+  reorder_quantity_milli: number | null;
+  quantity_milli: number;
+}
+
+/** A movement counted into a level: a movement pushed again is found here and not counted twice. */
+export interface StockMovementRow {
+  tenant_id: string;
+  id: string;
+  location_id: string;
+  inventory_item_id: string;
+  delta_milli: number;
+}
+
 export interface CommerceTables {
   commerce_orders: CommerceOrderRow;
   commerce_order_items: CommerceChildRow;
@@ -108,4 +177,10 @@ export interface CommerceTables {
   commerce_menu_overrides: MenuOverrideRow;
   commerce_publications: PublicationRow;
   commerce_publication_stores: PublicationStoreRow;
+  commerce_stock_items: StockItemRow;
+  commerce_recipes: RecipeRow;
+  commerce_stations: StationRow;
+  commerce_routes: RouteRow;
+  commerce_stock_levels: StockLevelRow;
+  commerce_stock_movements: StockMovementRow;
 }
