@@ -62,6 +62,27 @@ export const PriceBodySchema = Type.Object(
   { price_minor: PriceMinor, location_ids: Type.Optional(Stores) },
   { additionalProperties: false },
 );
+/** The most prices one change may carry: a brand's whole menu, several times over. */
+export const MAX_PRICES = 1000;
+
+export const PricesBodySchema = Type.Object(
+  {
+    brand_id: Uuid,
+    prices: Type.Array(
+      Type.Object({ item_id: Uuid, price_minor: PriceMinor }, { additionalProperties: false }),
+      { minItems: 1, maxItems: MAX_PRICES, description: 'Each item of the brand once' },
+    ),
+    location_ids: Type.Optional(Stores),
+  },
+  { additionalProperties: false },
+);
+
+export const PricesChangedSchema = Type.Object({
+  brand_id: Uuid,
+  items: Type.Integer({ description: 'Items whose price was set' }),
+  publication: PublicationRefSchema,
+});
+
 export const AvailabilityBodySchema = Type.Object(
   { available: Type.Boolean(), location_ids: Type.Optional(Stores) },
   { additionalProperties: false },

@@ -229,6 +229,47 @@ export function createMenuService(deps: MenuDeps) {
       return { ...(await itemView(tenantId, id)), publication };
     },
 
+    /**
+     * Many prices of one brand in one change (a new price list): the brand's prices for every
+     * store, or the named stores' own; written together, published as one publication.
+     */
+    async setPrices(
+      tenantId: string,
+      brandId: string,
+      prices: ReadonlyArray<{ item_id: string; price_minor: number }>,
+      locationIds?: readonly string[],
+    ) {
+      await requireBrand(tenantId, brandId);
+      const ids = prices.map((p) => p.item_id);
+      const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
+      if (duplicate)
+        throw new InvalidRequestError('An item is priced twice', [
+          { field: 'body.prices', message: `${duplicate} appears more than once` },
+        ]);
+      const found = new Map((await store.itemsByIds(tenantId, ids)).map((item) => [item.id, item]));
+      for (const [index, id] of ids.entries()) {
+        const item = found.get(id);
+        if (!item) throw itemNotFound();
+        if (item.brand_id !== brandId)
+          throw new InvalidRequestError('An item is another brand’s', [
+            { field: `body.prices.${index}.item_id`, message: 'must be an item of brand_id' },
+          ]);
+      }
+      const stores = locationIds === undefined ? undefined : await targets(tenantId, brandId, locationIds);
+      const at = now();
+      await deps.db.transaction().execute(async (trx) => {
+        const writer = createMenuStore(trx);
+        for (const { item_id, price_minor } of prices) {
+          if (stores === undefined) {
+            await writer.clearOverrides(tenantId, item_id, 'price_minor', at);
+            await writer.updateItem(tenantId, item_id, { price_minor, updated_at: at });
+          } else await writer.setOverrides(tenantId, item_id, stores, { price_minor, updated_at: at });
+        }
+      });
+      const publication = await publish(tenantId, brandId, 'price', ids, stores);
+      return { brand_id: brandId, items: ids.length, publication };
+    },
+
     async setAvailability(tenantId: string, id: string, available: boolean, locationIds?: readonly string[]) {
       const item = await requireItem(tenantId, id);
       if (locationIds === undefined) {

@@ -182,6 +182,29 @@ export async function commerceRoutes(
   );
 
   r.put(
+    '/menu/prices',
+    {
+      ...managers,
+      schema: {
+        ...menuDoc,
+        summary: 'Set many prices of a brand in one change, for every store or for the stores named',
+        description: published(
+          'One publication for the whole list. Without location_ids (tenant admins only) these are the ' +
+            'brand’s prices and stores’ own prices of these items are dropped; with them, those stores ' +
+            'keep them as their own. An item priced twice is 400, an unknown one 404.',
+        ),
+        body: m.PricesBodySchema,
+        response: { 200: Envelope(m.PricesChangedSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const tenantId = checkStores(request, request.body.location_ids);
+      const { brand_id, prices, location_ids } = request.body;
+      return envelope(request.id, await menu.setPrices(tenantId, brand_id, prices, location_ids));
+    },
+  );
+
+  r.put(
     '/menu/items/:id/availability',
     {
       ...managers,

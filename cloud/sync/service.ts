@@ -230,6 +230,8 @@ export function createSyncService(deps: SyncDeps) {
       (await appendFeed(trx, scope, written)) ?? Number((await queries.location(trx, scope))?.last_seq ?? 0);
     await deps.events.append(trx, events);
     await notifyObservers(observers, trx, scope, latest);
+    // The store hears of head office's change now, not at its next scheduled round.
+    if (written.length > 0) await queries.requestPull(trx, scope, at);
     return { rows: written.map(toRowState), last_seq: lastSeq };
   }
 
@@ -384,7 +386,9 @@ export function createSyncService(deps: SyncDeps) {
       await ensureLocation(scope);
       for (let attempt = 1; ; attempt += 1) {
         try {
-          return await db.transaction().execute((trx) => writeEdits(trx, scope, edits));
+          const result = await db.transaction().execute((trx) => writeEdits(trx, scope, edits));
+          if (result.rows.length > 0) channel.wake(tenantId, locationId);
+          return result;
         } catch (error) {
           if (attempt >= PUSH_ATTEMPTS || !store.isTransientConflict(error)) throw error;
         }

@@ -103,6 +103,17 @@ export function createSyncStore(store: Pick<Store, 'dialect' | 'selectByKeys'>) 
         .where('tenant_id', '=', scope.tenantId)
         .where('location_id', '=', scope.locationId)
         .execute(),
+    /** Asks the store's appliance to pull, keeping a trigger already pending (and its priority). */
+    requestPull: (db: Db, scope: Scope, at: string) =>
+      db
+        .updateTable('sync_locations')
+        .set({
+          trigger_requested_at: sql`coalesce(trigger_requested_at, ${at})`,
+          trigger_priority: sql`coalesce(trigger_priority, 'normal')`,
+        })
+        .where('tenant_id', '=', scope.tenantId)
+        .where('location_id', '=', scope.locationId)
+        .execute(),
     /** Takes `count` feed seqs; the row stays locked until commit, so seqs commit in order. */
     async takeSeqs(db: Db, scope: Scope, count: number) {
       const row = await db

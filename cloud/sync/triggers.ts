@@ -50,6 +50,14 @@ export function createTriggerChannel(deps: {
       };
     },
 
+    /**
+     * Wakes the store's open wait for a trigger already stored (head office's edit stores one in
+     * its own transaction, and wakes the wait once that committed).
+     */
+    wake(tenantId: string, locationId: string) {
+      triggers.emit(`${tenantId}/${locationId}`);
+    },
+
     /** Told of every trigger made on this replica (the fleet link also carries it as a command). */
     onTrigger(listener: (tenantId: string, locationId: string, priority: string) => void) {
       triggers.on('trigger', listener);

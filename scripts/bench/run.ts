@@ -15,6 +15,7 @@ import {
 } from './appliance-orders.ts';
 import { type AuthBenchOptions, runAuthBench, summarizeAuth } from './auth.ts';
 import { runChatBench, summarizeChat } from './chat.ts';
+import { type HeadOfficeBackend, runHeadOfficeBench, summarizeHeadOffice } from './head-office.ts';
 import { runKioskBench, summarizeKiosk } from './kiosk.ts';
 import { summarizeMqtt } from './mqtt/report.ts';
 import { runMqttBench } from './mqtt.ts';
@@ -103,6 +104,17 @@ const BENCHMARKS: Record<string, Benchmark> = {
     async run(options) {
       const report = await runPnlBench({ quick: options.quick, backend: options.backend });
       return { report, summary: summarizePnl(report), ok: report.valid };
+    },
+  },
+  'head-office': {
+    description:
+      'a 300-item price change published to 200 stores until every store pulled it, against plain edit batches; the order list at 2M orders across 200 stores against GET /v1/auth/me (SQLite and PostgreSQL)',
+    async run(options) {
+      const report = await runHeadOfficeBench({
+        quick: options.quick,
+        backend: options.backend as HeadOfficeBackend | undefined,
+      });
+      return { report, summary: summarizeHeadOffice(report), ok: report.valid };
     },
   },
   alerts: {

@@ -202,6 +202,83 @@ describe.each(backends)('brand menus published to the stores (%s)', (backend) =>
     expect(availability).toHaveLength(2);
   });
 
+  it('sets a price list in one publication, for the brand or for the stores named', async () => {
+    const g = await seed();
+    const { category, item } = await menuWithItem(g);
+    const second = data<{ id: string }>(
+      await g.admin.call('POST', '/v1/commerce/menu/items', {
+        brand_id: g.burgers.id,
+        category_id: category.id,
+        name: 'Fries',
+        price_minor: 349,
+      }),
+      201,
+    );
+    await cloud.services.menu.settle();
+    const [north, south] = g.stores;
+    const list = data<{ items: number; publication: { id: string; stores_total: number } }>(
+      await g.admin.call('PUT', '/v1/commerce/menu/prices', {
+        brand_id: g.burgers.id,
+        prices: [
+          { item_id: item.id, price_minor: 1000 },
+          { item_id: second.id, price_minor: 400 },
+        ],
+      }),
+    );
+    expect(list).toMatchObject({ items: 2, publication: { stores_total: 2 } });
+    await cloud.services.menu.settle();
+    for (const store of [north!, south!]) {
+      const prices = Object.fromEntries(
+        (await pull(store.credential)).changes
+          .filter((c) => c.table === 'menu_items')
+          .map((c) => [c.row_id, c.fields.price_minor]),
+      );
+      expect(prices).toEqual({
+        [storeRowId(item.id, store.id)]: 1000,
+        [storeRowId(second.id, store.id)]: 400,
+      });
+    }
+    const own = data<{ publication: { stores_total: number } }>(
+      await g.manager.call('PUT', '/v1/commerce/menu/prices', {
+        brand_id: g.burgers.id,
+        prices: [{ item_id: second.id, price_minor: 450 }],
+        location_ids: [south!.id],
+      }),
+    );
+    expect(own.publication.stores_total).toBe(1);
+    const fries = data<{ overrides: unknown[] }>(
+      await g.admin.call('GET', `/v1/commerce/menu/items/${second.id}`),
+    );
+    expect(fries.overrides).toEqual([{ location_id: south!.id, price_minor: 450, available: null }]);
+
+    const refused = async (body: unknown, status: number) => {
+      const response = await g.admin.call('PUT', '/v1/commerce/menu/prices', body);
+      expect(response.statusCode, response.body).toBe(status);
+    };
+    await refused(
+      {
+        brand_id: g.burgers.id,
+        prices: [
+          { item_id: item.id, price_minor: 1 },
+          { item_id: item.id, price_minor: 2 },
+        ],
+      },
+      400,
+    );
+    await refused({ brand_id: g.burgers.id, prices: [{ item_id: newId(), price_minor: 1 }] }, 404);
+    await refused({ brand_id: g.tacos.id, prices: [{ item_id: item.id, price_minor: 1 }] }, 400);
+    await refused({ brand_id: newId(), prices: [{ item_id: item.id, price_minor: 1 }] }, 404);
+    await refused({ brand_id: g.burgers.id, prices: [] }, 400);
+    expect(
+      (
+        await g.manager.call('PUT', '/v1/commerce/menu/prices', {
+          brand_id: g.burgers.id,
+          prices: [{ item_id: item.id, price_minor: 1 }],
+        })
+      ).statusCode,
+    ).toBe(403);
+  });
+
   it('keeps a store’s own change until head office changes the same row, and lists the conflict', async () => {
     const g = await seed();
     const { item } = await menuWithItem(g);
