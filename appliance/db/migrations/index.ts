@@ -18,6 +18,7 @@ import * as visionCameras from './0016-vision-cameras.ts';
 import * as visionHistory from './0017-vision-history.ts';
 import * as visionReviews from './0018-vision-reviews.ts';
 import * as ordersNewestFirst from './0019-orders-newest-first.ts';
+import * as cloudStationNames from './0020-cloud-station-names.ts';
 
 export interface ApplianceMigration {
   version: number;
@@ -52,4 +53,5 @@ export const migrations: ApplianceMigration[] = [
   visionHistory.migration,
   visionReviews.migration,
   ordersNewestFirst.migration,
+  cloudStationNames.migration,
 ];

@@ -114,9 +114,10 @@ describe('replica: rows from the cloud', () => {
     expect(services.orders.get(order.id).items.map((i) => i.id)).toEqual([order.items[0]!.id]);
   });
 
-  it('lands a category and a stock item from the cloud named like the store’s own', () => {
+  it('lands a category, a stock item and a station from the cloud named like the store’s own', () => {
     const local = services.menu.createCategory({ name: 'Mains' });
     services.inventory.create({ name: 'Buns', unit: 'each' });
+    services.kitchen.createStation({ name: 'Grill' });
     answerAll();
     const at = '2026-06-10T19:00:00.000Z';
     const hlc = '1781118000000-0000-cloud';
@@ -141,6 +142,23 @@ describe('replica: rows from the cloud', () => {
       expect.arrayContaining([local.id, 'hq-mains']),
     );
     expect(services.inventory.list().filter((i) => i.name === 'Buns')).toHaveLength(2);
+    land({
+      table: 'stations',
+      row_id: 'hq-grill',
+      version: 1,
+      deleted: false,
+      hlc,
+      fields: { id: 'hq-grill', name: 'GRILL', position: 0, updated_at: at },
+    });
+    expect(
+      services.kitchen
+        .listStations()
+        .map((station) => station.name)
+        .sort(),
+    ).toEqual(['GRILL', 'Grill']);
+    expect(() => services.kitchen.createStation({ name: 'grill' })).toThrow(
+      expect.objectContaining({ status: 409 }),
+    );
     // Made here, a duplicate name is still refused.
     expect(() => services.menu.createCategory({ name: 'mains' })).toThrow(
       expect.objectContaining({ status: 409 }),
