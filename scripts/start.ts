@@ -17,6 +17,7 @@ import { deviceTopic } from '../shared/mqtt/topics.ts';
 import { stopOnSignal } from '../shared/process/stop-on-signal.ts';
 import { type DemoStaff, seedDemoAppliance } from './demo-appliance.ts';
 import { startDemoCameras } from './demo-cameras.ts';
+import { DEMO_MENU_SIZE, DEMO_STOCK, seedDemoMenu } from './demo-menu.ts';
 import { ensureKioskBuilt } from './kiosk/build-ui.ts';
 
 export const DEMO = {
@@ -92,7 +93,8 @@ async function startDemoAppliance(
   const staff = await Promise.all(members.map((m) => services.tenancy.findMember(tenant.id, m.id)));
   const { port, fellBack } = await choosePort(8090, host, process.env.APPLIANCE_PORT !== undefined);
   const applianceDir = join(dataDir, 'appliance-demo');
-  if (!readIdentity(applianceDir))
+  const opening = !readIdentity(applianceDir);
+  if (opening)
     await enrolIfNeeded({
       dataDir: applianceDir,
       cloudUrl: cloud.url,
@@ -137,6 +139,7 @@ async function startDemoAppliance(
     },
   };
   appliance = await startAppliance(config, undefined, options);
+  await storeReady(appliance, opening);
   // Rendering the clips takes a few seconds on first start: the store is serving meanwhile.
   const cameras =
     process.env.DEMO_CAMERAS === 'off'
@@ -153,6 +156,26 @@ async function startDemoAppliance(
     fleetUrl,
     cameras,
   };
+}
+
+/**
+ * Waits until the store holds its brand's menu from the cloud (its first sync takes a second or
+ * two), so the store sells as soon as the banner shows; on its opening day the store counts its
+ * stock, as a store does before it sells.
+ */
+async function storeReady(appliance: RunningAppliance, opening: boolean) {
+  const { menu, inventory } = appliance.services;
+  const deadline = Date.now() + 60_000;
+  while (menu.listItems().length < DEMO_MENU_SIZE || inventory.list().length < DEMO_STOCK.length) {
+    if (Date.now() > deadline) throw new Error('the demo store did not receive its menu from the cloud');
+    await appliance.app.sync?.syncNow().catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  if (!opening) return;
+  for (const item of inventory.list()) {
+    const counted = DEMO_STOCK.find((stock) => stock.name === item.name);
+    if (counted) inventory.count(item.id, counted.opening);
+  }
 }
 
 /** Creates the demo tenant, its store and its two users once; later starts find them in place. */
@@ -282,6 +305,7 @@ async function main() {
   const fallback = process.env.CLOUD_PORT === undefined && !(await portIsFree(requested, config.host));
   const cloud = await startCloud({ ...config, port: fallback ? 0 : requested }, { beforeListen: seedDemo });
   const url = `http://${config.host}:${cloud.port}`;
+  await seedDemoMenu(url, DEMO.admin);
   const note = fallback ? `   (port ${requested} was taken; chose ${cloud.port})` : '';
   const store = await startDemoAppliance(
     cloud.services,
