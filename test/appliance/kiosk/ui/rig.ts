@@ -18,6 +18,7 @@ import { openStore } from '../../../../cloud/db/index.ts';
 import { createCloudServices } from '../../../../cloud/services.ts';
 import { type DemoStaff, seedDemoAppliance } from '../../../../scripts/demo-appliance.ts';
 import { startDemoCameras } from '../../../../scripts/demo-cameras.ts';
+import { DEMO_MENU_SIZE, seedDemoMenu } from '../../../../scripts/demo-menu.ts';
 import { ensureKioskBuilt } from '../../../../scripts/kiosk/build-ui.ts';
 import { systemClock } from '../../../../shared/clock.ts';
 import { newId } from '../../../../shared/ids.ts';
@@ -25,6 +26,27 @@ import { kill, type Started, startProcess } from '../../../support/processes.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const PIN = '246810';
+const HEAD_OFFICE = { email: 'office@kiosk.test', password: 'kiosk-office-password' };
+
+/** Waits until the store has received its brand's menu from the cloud, as a new store does. */
+async function menuLanded(url: string) {
+  const deadline = Date.now() + 60_000;
+  const signIn = await fetch(`${url}/v1/auth/login/pin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ identifier: STAFF.manager.username, pin: PIN }),
+  });
+  const token = ((await signIn.json()) as { status: { access_token: string } }).status.access_token;
+  for (;;) {
+    const items = await fetch(`${url}/v1/commerce/menu/items`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (((await items.json()) as { data: unknown[] }).data.length >= DEMO_MENU_SIZE) return;
+    if (Date.now() > deadline) throw new Error('the store did not receive its menu from the cloud');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 export const STAFF = {
   manager: { email: 'ann@kiosk.test', username: 'ann', name: 'Ann Manager', roles: ['manager'] },
   cashier: { email: 'bob@kiosk.test', username: 'bob', name: 'Bob Cashier', roles: ['staff'] },
@@ -90,6 +112,8 @@ async function seedCloud(cloudDir: string): Promise<Seeded> {
         first_name: member.name.split(' ')[0]!,
         last_name: member.name.split(' ')[1]!,
       });
+    // Head office, who makes the brand's menu through the cloud's API once the cloud is up.
+    await services.tenancy.addUser(tenant.id, { ...HEAD_OFFICE, roles: ['tenant_admin'] });
     const members = (await services.tenancy.listMembers(tenant.id, { limit: 10 })).items;
     const staff = await Promise.all(members.map((m) => services.tenancy.findMember(tenant.id, m.id)));
     const { credential } = await services.sync.provisionAppliance(tenant.id, { location_id: location.id });
@@ -142,6 +166,7 @@ export async function startKioskRig(): Promise<KioskRig> {
     /cloud listening/,
   );
   const cloudPort = cloud.port;
+  await seedDemoMenu(`http://127.0.0.1:${cloudPort}`, HEAD_OFFICE);
   const env = {
     TENANT_ID: seeded.tenantId,
     LOCATION_ID: seeded.locationId,
@@ -160,6 +185,7 @@ export async function startKioskRig(): Promise<KioskRig> {
   const mqttPort = Number(/"mqttTcp":(\d+)/.exec(appliance.line)?.[1]);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   const url = `http://127.0.0.1:${appliance.port}`;
+  await menuLanded(url);
   const offHost: string[] = [];
 
   return {
