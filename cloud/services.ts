@@ -158,7 +158,6 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
   });
   linkPnl(sync, tenancy, { locking: store.dialect === 'pg' });
   linkCommerce(sync, tenancy);
-  const commerce = createCommerceService({ db: store.db, clock, editStore: storeEdits(sync) });
   const timeclock = createTimeClockService({ db: store.db, editStore: storeEdits(sync) });
   const sales = createSalesService({ db: store.db, clock, stores: commerceStores(tenancy) });
   const menu = createMenuService({
@@ -170,6 +169,12 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     parallelStores: store.dialect === 'pg' ? 4 : 1,
   });
   linkStoreMenus(sync, menu);
+  const commerce = createCommerceService({
+    db: store.db,
+    clock,
+    editStore: storeEdits(sync),
+    catalogOf: (tenantId, locationId) => menu.catalogOf(tenantId, locationId),
+  });
   const platform = config.platformServiceUrl
     ? createHttpPlatform(config.platformServiceUrl)
     : createInProcessPlatform(tenantActive(tenancy));

@@ -1,4 +1,5 @@
 import { InvalidRequestError, NotFoundError } from '../../shared/http/errors.ts';
+import { storeRowId } from './catalog.ts';
 import { createKitchenService } from './kitchen.ts';
 import { createMenuStore } from './menu-store.ts';
 import { type Page, paged } from './paging.ts';
@@ -286,6 +287,22 @@ export function createMenuService(deps: MenuDeps) {
     settle: publisher.settle,
     resume: publisher.resume,
     fillStore: publisher.fillStore,
+
+    /**
+     * The brand items a store's menu rows stand for, by the store's row id: what reports and the
+     * order views group every store's sales of one item by. Rows the store made itself have none.
+     */
+    async catalogOf(tenantId: string, locationId: string) {
+      const brandId = await deps.brandOfLocation(tenantId, locationId);
+      if (!brandId) return new Map<string, string>();
+      const items = await deps.db
+        .selectFrom('commerce_menu_items')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('brand_id', '=', brandId)
+        .execute();
+      return new Map(items.map(({ id }) => [storeRowId(id, locationId), id]));
+    },
 
     stock: createStockService({ ...deps, publisher, requireItem }),
     kitchen: createKitchenService({ ...deps, publisher, requireItem }),

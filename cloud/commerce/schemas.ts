@@ -44,6 +44,10 @@ export const OrderListQuerySchema = Type.Object(
 const OrderItemSchema = Type.Object({
   id: Uuid,
   menu_item_id: Type.String(),
+  catalog_id: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The brand item this line’s menu item stands for at every store; null for an item the store made itself',
+  }),
   name: Type.String(),
   quantity: Type.Integer(),
   unit_price: Money,

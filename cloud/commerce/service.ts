@@ -31,6 +31,8 @@ export interface CommerceDeps {
   db: Db;
   clock: Clock;
   editStore: EditStore;
+  /** The brand items a store's menu rows stand for, by the store's row id. */
+  catalogOf(tenantId: string, locationId: string): Promise<ReadonlyMap<string, string>>;
 }
 
 /** Who is asking: their tenant, and the one store their session is for, if it is for one. */
@@ -86,7 +88,7 @@ export function createCommerceService(deps: CommerceDeps) {
       store.childrenOf('commerce_payments', viewer.tenantId, [id]),
     ]);
     return {
-      ...toOrder(row, items),
+      ...toOrder(row, items, await deps.catalogOf(viewer.tenantId, row.location_id)),
       payments: payments.map(toPayment).sort((a, b) => a.created_at.localeCompare(b.created_at)),
     };
   }
@@ -114,9 +116,12 @@ export function createCommerceService(deps: CommerceDeps) {
       );
       const byOrder = new Map<string, typeof items>();
       for (const item of items) byOrder.set(item.order_id, [...(byOrder.get(item.order_id) ?? []), item]);
+      const catalogs = new Map<string, ReadonlyMap<string, string>>();
+      for (const locationId of new Set(page.map((row) => row.location_id)))
+        catalogs.set(locationId, await deps.catalogOf(viewer.tenantId, locationId));
       const last = page.at(-1);
       return {
-        items: page.map((row) => toOrder(row, byOrder.get(row.id) ?? [])),
+        items: page.map((row) => toOrder(row, byOrder.get(row.id) ?? [], catalogs.get(row.location_id))),
         next_cursor: rows.length > query.limit && last ? cursorOf(last) : null,
       };
     },

@@ -17,13 +17,15 @@ type PaymentStatus = Enum<typeof SYNC_TABLES.payments, 'status'>;
  * so one client reads both; the cloud holds the store's synced columns, which are all the store
  * shapes its answers from.
  */
-export function toOrderItem(row: CommerceChildRow) {
+/** An order's line; `catalog_id` is the brand item its menu item stands for (null: the store's own). */
+export function toOrderItem(row: CommerceChildRow, catalog: ReadonlyMap<string, string> = new Map()) {
   const item = JSON.parse(row.fields) as Record<string, unknown>;
   const quantity = Number(item.quantity);
   const unitPrice = Number(item.unit_price_minor);
   return {
     id: String(item.id),
     menu_item_id: String(item.menu_item_id),
+    catalog_id: catalog.get(String(item.menu_item_id)) ?? null,
     name: String(item.name),
     quantity,
     unit_price: toDecimal(unitPrice),
@@ -35,7 +37,11 @@ export function toOrderItem(row: CommerceChildRow) {
   };
 }
 
-export function toOrder(row: CommerceOrderRow, items: CommerceChildRow[]) {
+export function toOrder(
+  row: CommerceOrderRow,
+  items: CommerceChildRow[],
+  catalog: ReadonlyMap<string, string> = new Map(),
+) {
   return {
     id: row.id,
     location_id: row.location_id,
@@ -46,7 +52,7 @@ export function toOrder(row: CommerceOrderRow, items: CommerceChildRow[]) {
     table: row.table_label,
     server: row.server_id ? { id: row.server_id, name: row.server_name ?? '' } : null,
     items: items
-      .map(toOrderItem)
+      .map((item) => toOrderItem(item, catalog))
       .sort((a, b) => a.position - b.position)
       .map(({ position: _, ...item }) => item),
     subtotal: toDecimal(Number(row.subtotal_minor)),

@@ -4,7 +4,9 @@ import { newId } from '../../../shared/ids.ts';
 import { createHlc } from '../../../shared/sync/hlc.ts';
 import { createTestCloud, type TestCloud } from '../../support/cloud.ts';
 import { backends } from '../../support/stores.ts';
-import { member } from '../pnl/pnl-cloud.ts';
+import { member, item as orderLine, storePusher } from '../pnl/pnl-cloud.ts';
+
+const menuLine = (orderId: string, menuItemId: string) => orderLine(orderId, menuItemId, 1, 899);
 
 type Reply = { statusCode: number; body: string; json(): { data: unknown; error?: { code: string } } };
 const data = <T = Record<string, unknown>>(response: Reply, status = 200) => {
@@ -200,6 +202,47 @@ describe.each(backends)('brand menus published to the stores (%s)', (backend) =>
       .where('type', '=', 'menu.item_availability')
       .execute();
     expect(availability).toHaveLength(2);
+  });
+
+  it('names the brand item each store’s order line stands for, the same catalog id at every store', async () => {
+    const g = await seed();
+    const { item } = await menuWithItem(g);
+    const [north, south] = g.stores;
+    const lines = [];
+    for (const store of [north!, south!]) {
+      const order = newId();
+      await storePusher(
+        cloud,
+        store.credential,
+      )([
+        [
+          'orders',
+          {
+            id: order,
+            number: '1',
+            business_day: '2026-03-01',
+            order_type: 'dine_in',
+            status: 'open',
+            table_label: null,
+            server_id: null,
+            server_name: null,
+            subtotal_minor: 899,
+            tax_minor: 0,
+            total_minor: 899,
+            created_at: '2026-03-01T12:00:00.000Z',
+            updated_at: '2026-03-01T12:00:00.000Z',
+          },
+        ],
+        menuLine(order, storeRowId(item.id, store.id)),
+        menuLine(order, newId()),
+      ]);
+      const detail = data<{ items: Array<{ menu_item_id: string; catalog_id: string | null }> }>(
+        await g.manager.call('GET', `/v1/commerce/orders/${order}`),
+      );
+      lines.push(...detail.items);
+    }
+    expect(lines.filter((l) => l.catalog_id !== null).map((l) => l.catalog_id)).toEqual([item.id, item.id]);
+    expect(lines.filter((l) => l.catalog_id === null)).toHaveLength(2);
   });
 
   it('sets a price list in one publication, for the brand or for the stores named', async () => {
