@@ -15,7 +15,6 @@ import { loadApplianceConfig } from '../../appliance/config.ts';
 import { openApplianceDb } from '../../appliance/db/index.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
-import { seedDemoAppliance } from '../demo-appliance.ts';
 import { ensureKioskBuilt, KIOSK_DIST_DIR } from '../kiosk/build-ui.ts';
 import { codeVersion, type Goal, goalsMetLine, machineSampler } from './lib/report.ts';
 import { percentiles } from './vision/stats.ts';
@@ -71,10 +70,17 @@ async function startStore() {
     }),
     logLevel: 'warn' as const,
   };
-  await seedDemoAppliance(config, []);
   const db = openApplianceDb(dir);
   const deps = { db, clock: systemClock, newId };
   const services = createApplianceServices(config, deps);
+  // A menu of the store's own (the bench has no cloud to receive a brand's from).
+  const category = services.menu.createCategory({ name: 'Burgers' });
+  for (const [name, price] of [
+    ['Classic Burger', 899],
+    ['Cheeseburger', 949],
+    ['Fries', 349],
+  ] as const)
+    services.menu.createItem({ category_id: category.id, name, price_minor: price });
   await services.auth.upsertStaff({
     id: newId(),
     email: 'bench@kiosk.test',
