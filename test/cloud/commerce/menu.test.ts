@@ -4,29 +4,16 @@ import { newId } from '../../../shared/ids.ts';
 import { createHlc } from '../../../shared/sync/hlc.ts';
 import { createTestCloud, type TestCloud } from '../../support/cloud.ts';
 import { backends } from '../../support/stores.ts';
-import { member, item as orderLine, storePusher } from '../pnl/pnl-cloud.ts';
+import { type member, item as orderLine, storePusher } from '../pnl/pnl-cloud.ts';
+import { data, pull, type Reply, seedTenant } from './catalog-support.ts';
 
 const menuLine = (orderId: string, menuItemId: string) => orderLine(orderId, menuItemId, 1, 899);
 
-type Reply = { statusCode: number; body: string; json(): { data: unknown; error?: { code: string } } };
-const data = <T = Record<string, unknown>>(response: Reply, status = 200) => {
-  expect(response.statusCode, response.body).toBe(status);
-  return response.json().data as T;
-};
-type Change = {
-  seq: number;
-  table: string;
-  row_id: string;
-  version: number;
-  fields: Record<string, unknown>;
-};
 type Publication = {
   id: string;
   state: string;
   stores: Array<{ location_id: string; state: string }>;
 } & Record<string, unknown>;
-
-let seq = 0;
 
 describe.each(backends)('brand menus published to the stores (%s)', (backend) => {
   let cloud: TestCloud;
@@ -36,49 +23,10 @@ describe.each(backends)('brand menus published to the stores (%s)', (backend) =>
   });
   afterAll(() => cloud.close());
 
-  /** A tenant with two brands: two stores of Burgers, one of Tacos, each with an appliance credential. */
-  async function seed() {
-    const slug = `menu-${++seq}-${newId().slice(0, 6)}`;
-    const tenancy = cloud.services.tenancy;
-    const tenant = await tenancy.createTenant({ slug, name: `Tenant ${slug}`, tier: 'professional' });
-    const burgers = await tenancy.createGroup('brands', tenant.id, 'Burgers');
-    const tacos = await tenancy.createGroup('brands', tenant.id, 'Tacos');
-    const region = await tenancy.createGroup('regions', tenant.id, 'East');
-    const store = async (name: string, brandId: string) => {
-      const location = await tenancy.createLocation(tenant.id, {
-        name,
-        brand_id: brandId,
-        region_id: region.id,
-      });
-      const appliance = await cloud.services.sync.provisionAppliance(tenant.id, {
-        location_id: location.id,
-        name,
-      });
-      return { id: location.id, credential: appliance.credential };
-    };
-    const stores = [
-      await store('North', burgers.id),
-      await store('South', burgers.id),
-      await store('Taco', tacos.id),
-    ];
-    const admin = await member(cloud, tenant.id, `admin@${slug}.test`, ['tenant_admin']);
-    const manager = await member(cloud, tenant.id, `manager@${slug}.test`, ['manager']);
-    return { tenant, burgers, tacos, region, stores, admin, manager };
-  }
-
-  async function pull(credential: string, cursor = 0) {
-    const response = await cloud.app.inject({
-      method: 'GET',
-      url: `/v1/sync/pull?cursor=${cursor}&limit=1000`,
-      headers: { authorization: `Appliance ${credential}` },
-    });
-    return data<{ changes: Change[]; cursor: number }>(response);
-  }
-
   const publication = async (call: Awaited<ReturnType<typeof member>>['call'], id: string) =>
     data<Publication>(await call('GET', `/v1/commerce/menu/publications/${id}`));
 
-  async function menuWithItem(g: Awaited<ReturnType<typeof seed>>) {
+  async function menuWithItem(g: Awaited<ReturnType<typeof seedTenant>>) {
     const category = data<{ id: string; publication: { id: string } }>(
       await g.admin.call('POST', '/v1/commerce/menu/categories', { brand_id: g.burgers.id, name: 'Burgers' }),
       201,
@@ -98,7 +46,7 @@ describe.each(backends)('brand menus published to the stores (%s)', (backend) =>
   }
 
   it('writes a new item into every store of the brand under a derived id, and shows when each has pulled it', async () => {
-    const g = await seed();
+    const g = await seedTenant(cloud, 'menu');
     const { category, item } = await menuWithItem(g);
     expect(item.publication.stores_total).toBe(2);
     const [north, south, taco] = g.stores;
@@ -107,7 +55,7 @@ describe.each(backends)('brand menus published to the stores (%s)', (backend) =>
     expect(pending.state).toBe('pending');
     expect(pending.stores.map((s) => s.state)).toEqual(['pending', 'pending']);
 
-    const changes = (await pull(north!.credential)).changes;
+    const changes = (await pull(cloud, north!.credential)).changes;
     const row = changes.find((c) => c.table === 'menu_items')!;
     expect(row.row_id).toBe(storeRowId(item.id, north!.id));
     expect(row.fields).toMatchObject({
@@ -127,9 +75,11 @@ describe.each(backends)('brand menus published to the stores (%s)', (backend) =>
       [north!.id]: 'applied',
       [south!.id]: 'pending',
     });
-    await pull(south!.credential);
+    await pull(cloud, south!.credential);
     expect((await publication(g.admin.call, item.publication.id)).state).toBe('applied');
-    expect((await pull(taco!.credential)).changes.filter((c) => c.table.startsWith('menu'))).toEqual([]);
+    expect((await pull(cloud, taco!.credential)).changes.filter((c) => c.table.startsWith('menu'))).toEqual(
+      [],
+    );
 
     const events = await cloud.store.db
       .selectFrom('domain_events')
@@ -147,12 +97,13 @@ describe.each(backends)('brand menus published to the stores (%s)', (backend) =>
   });
 
   it('changes a price for the brand or for one store, emitting menu.price_changed once per store that changed', async () => {
-    const g = await seed();
+    const g = await seedTenant(cloud, 'menu');
     const { item } = await menuWithItem(g);
     const [north, south] = g.stores;
     const priceOf = async (store: { credential: string; id: string }) =>
-      (await pull(store.credential)).changes.filter((c) => c.row_id === storeRowId(item.id, store.id)).at(-1)!
-        .fields.price_minor;
+      (await pull(cloud, store.credential)).changes
+        .filter((c) => c.row_id === storeRowId(item.id, store.id))
+        .at(-1)!.fields.price_minor;
 
     const own = data<{ overrides: unknown[]; publication: { id: string } }>(
       await g.manager.call('PUT', `/v1/commerce/menu/items/${item.id}/price`, {
@@ -205,7 +156,7 @@ describe.each(backends)('brand menus published to the stores (%s)', (backend) =>
   });
 
   it('names the brand item each store’s order line stands for, the same catalog id at every store', async () => {
-    const g = await seed();
+    const g = await seedTenant(cloud, 'menu');
     const { item } = await menuWithItem(g);
     const [north, south] = g.stores;
     const lines = [];
@@ -246,7 +197,7 @@ describe.each(backends)('brand menus published to the stores (%s)', (backend) =>
   });
 
   it('sets a price list in one publication, for the brand or for the stores named', async () => {
-    const g = await seed();
+    const g = await seedTenant(cloud, 'menu');
     const { category, item } = await menuWithItem(g);
     const second = data<{ id: string }>(
       await g.admin.call('POST', '/v1/commerce/menu/items', {
@@ -272,7 +223,7 @@ describe.each(backends)('brand menus published to the stores (%s)', (backend) =>
     await cloud.services.menu.settle();
     for (const store of [north!, south!]) {
       const prices = Object.fromEntries(
-        (await pull(store.credential)).changes
+        (await pull(cloud, store.credential)).changes
           .filter((c) => c.table === 'menu_items')
           .map((c) => [c.row_id, c.fields.price_minor]),
       );
@@ -323,11 +274,11 @@ describe.each(backends)('brand menus published to the stores (%s)', (backend) =>
   });
 
   it('keeps a store’s own change until head office changes the same row, and lists the conflict', async () => {
-    const g = await seed();
+    const g = await seedTenant(cloud, 'menu');
     const { item } = await menuWithItem(g);
     const north = g.stores[0]!;
     const rowId = storeRowId(item.id, north.id);
-    const fields = (await pull(north.credential)).changes.find((c) => c.row_id === rowId)!.fields;
+    const fields = (await pull(cloud, north.credential)).changes.find((c) => c.row_id === rowId)!.fields;
     const hlc = createHlc('appliance-test');
     const push = (price: number, base: number) =>
       cloud.app.inject({
@@ -367,7 +318,7 @@ describe.each(backends)('brand menus published to the stores (%s)', (backend) =>
   });
 
   it('gives a store opened later the whole menu on its first snapshot', async () => {
-    const g = await seed();
+    const g = await seedTenant(cloud, 'menu');
     const { category, item } = await menuWithItem(g);
     const location = await cloud.services.tenancy.createLocation(g.tenant.id, {
       name: 'East',
@@ -394,7 +345,7 @@ describe.each(backends)('brand menus published to the stores (%s)', (backend) =>
   });
 
   it('finishes a publication a restart interrupted', async () => {
-    const g = await seed();
+    const g = await seedTenant(cloud, 'menu');
     const { item } = await menuWithItem(g);
     const id = newId();
     await cloud.store.db
@@ -431,14 +382,14 @@ describe.each(backends)('brand menus published to the stores (%s)', (backend) =>
     await cloud.services.menu.settle();
     const done = await publication(g.admin.call, id);
     expect(done.stores_written).toBe(2);
-    const south = (await pull(g.stores[1]!.credential)).changes.filter(
+    const south = (await pull(cloud, g.stores[1]!.credential)).changes.filter(
       (c) => c.row_id === storeRowId(item.id, g.stores[1]!.id),
     );
     expect(south.at(-1)!.fields.name).toBe('Double cheeseburger');
   });
 
   it('answers unknown brands, categories, items and stores with 404, and bad bodies with 400', async () => {
-    const g = await seed();
+    const g = await seedTenant(cloud, 'menu');
     const { category, item } = await menuWithItem(g);
     const code = async (response: Reply, status: number) => {
       expect(response.statusCode, response.body).toBe(status);
@@ -508,8 +459,8 @@ describe.each(backends)('brand menus published to the stores (%s)', (backend) =>
   });
 
   it('keeps tenants apart and lets managers change only the stores they name', async () => {
-    const g = await seed();
-    const other = await seed();
+    const g = await seedTenant(cloud, 'menu');
+    const other = await seedTenant(cloud, 'menu');
     const { category, item } = await menuWithItem(g);
     const stranger = other.admin.call;
     expect(
