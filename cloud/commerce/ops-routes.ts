@@ -3,11 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
 import { MANAGER_ROLES } from '../../shared/roles.ts';
 import { requireAuth } from '../gateway/index.ts';
+import { viewerOf } from './access.ts';
 import type { SalesService } from './sales.ts';
 import * as sales from './sales-schemas.ts';
 import type { TimeClockService } from './timeclock.ts';
 import * as punches from './timeclock-schemas.ts';
-import { viewerOf } from './viewer.ts';
 
 const timeclockDoc = { tags: ['commerce-timeclock'], security: [{ bearer: [] }] };
 const salesDoc = { tags: ['commerce-sales'], security: [{ bearer: [] }] };

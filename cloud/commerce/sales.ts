@@ -4,8 +4,7 @@ import { salesOf, summarizeSales } from '../../shared/commerce/sales.ts';
 import type { Db } from '../db/index.ts';
 import { calendarOf, calendarRows, type StoreCalendar } from './calendar.ts';
 import * as errors from './errors.ts';
-import type { Viewer } from './service.ts';
-import { sees } from './viewer.ts';
+import { sees, type Viewer } from './service.ts';
 
 /** A store as tenancy knows it. */
 export interface StoreInfo {

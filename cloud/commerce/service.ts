@@ -53,6 +53,10 @@ export interface OrderListQuery {
   cursor?: string | undefined;
 }
 
+/** A session for one store sees that store only; anything else of the tenant is not found. */
+export const sees = (viewer: Viewer, locationId: string) =>
+  viewer.locationId === undefined || viewer.locationId === locationId;
+
 /** A page's last order as `<created_at>_<id>`, as the store's own list writes it. */
 const cursorOf = (key: { created_at: string; id: string }) => `${key.created_at}_${key.id}`;
 
@@ -71,13 +75,9 @@ export function createCommerceService(deps: CommerceDeps) {
   const store = createCommerceStore(deps.db);
   const now = () => deps.clock.now().toISOString();
 
-  /** A session for one store sees that store only; anything else of the tenant is not found. */
-  const visible = (viewer: Viewer, locationId: string) =>
-    viewer.locationId === undefined || viewer.locationId === locationId;
-
   async function requireOrder(viewer: Viewer, id: string) {
     const row = await store.order(viewer.tenantId, id);
-    if (!row || !visible(viewer, row.location_id)) throw errors.orderNotFound();
+    if (!row || !sees(viewer, row.location_id)) throw errors.orderNotFound();
     return row;
   }
 
@@ -96,7 +96,7 @@ export function createCommerceService(deps: CommerceDeps) {
   return {
     /** The tenant's orders, newest first, each with its items; keyset-paged. */
     async listOrders(viewer: Viewer, query: OrderListQuery) {
-      if (query.location_id !== undefined && !visible(viewer, query.location_id))
+      if (query.location_id !== undefined && !sees(viewer, query.location_id))
         return { items: [], next_cursor: null };
       const locationId = query.location_id ?? viewer.locationId;
       const filter: OrderFilter = {
@@ -156,7 +156,7 @@ export function createCommerceService(deps: CommerceDeps) {
      */
     async refundPayment(viewer: Viewer, id: string, amountMinor: number | undefined) {
       const payment = await store.payment(viewer.tenantId, id);
-      if (!payment || !visible(viewer, payment.location_id)) throw errors.paymentNotFound();
+      if (!payment || !sees(viewer, payment.location_id)) throw errors.paymentNotFound();
       await deps.editStore(viewer.tenantId, payment.location_id, [
         {
           table: 'payments',

@@ -5,9 +5,8 @@ import type { Fields, SYNC_TABLES } from '../../shared/sync/registry.ts';
 import type { Db } from '../db/index.ts';
 import { calendarOf, calendarRow } from './calendar.ts';
 import { upsert, type Where, type Written } from './projection.ts';
-import type { EditStore, Viewer } from './service.ts';
+import { type EditStore, sees, type Viewer } from './service.ts';
 import type { CommercePunchRow } from './timeclock-tables.ts';
-import { sees } from './viewer.ts';
 
 type PunchKind = (typeof SYNC_TABLES.time_punches.enums.kind)[number];
 
