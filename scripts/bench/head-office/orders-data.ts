@@ -40,8 +40,8 @@ export async function writeOrders(
         from generate_series(${from}::int, ${to}::int) g
         join bench_stores s on s.idx = g % ${stores}::int
         cross join lateral (select
-          to_char(date ${FIRST_DAY} + (g / ${perDay}::int), 'YYYY-MM-DD') as day,
-          to_char(date ${FIRST_DAY} + (g / ${perDay}::int) + make_interval(secs => (g % ${perDay}::int) * 86000.0 / ${perDay}::int), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at,
+          to_char(${FIRST_DAY}::date + (g / ${perDay}::int), 'YYYY-MM-DD') as day,
+          to_char(${FIRST_DAY}::date + (g / ${perDay}::int) + make_interval(secs => (g % ${perDay}::int) * 86000.0 / ${perDay}::int), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at,
           lpad(to_hex(g), 8, '0') || '-0000-4000-8000-' || lpad(to_hex(g), 12, '0') as id) o`.execute(db);
       await sql`
         insert into commerce_order_items
