@@ -34,6 +34,9 @@ import {
   type RevocationList,
   scheduleRenewal,
 } from './identity/index.ts';
+import { RESTART_EXIT_CODE } from './process-codes.ts';
+
+export { RESTART_EXIT_CODE } from './process-codes.ts';
 
 /** A staff token (the appliance's own or the cloud's) admits a screen to the broker over WebSocket. */
 const staffTokens =
@@ -105,9 +108,6 @@ function cutRevokedSessions(broker: ApplianceBroker, revocations: RevocationList
   cut();
   return stop;
 }
-
-/** The exit code that asks the supervisor (systemd, a container runtime) to start the appliance again. */
-export const RESTART_EXIT_CODE = 75;
 
 const PACKAGE_VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }

@@ -10,13 +10,8 @@ import { build, type Plugin } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-/**
- * Node's flags for the appliance in production: the young generation held to 4 MB semi-spaces
- * (V8 lets it grow to 16 MB each under load), which keeps a busy store broker some 20 MB smaller
- * for about a tenth of its saturated throughput (`npm run bench -- mqtt`). package.json's
- * `appliance:prod` passes the same flags; a test holds the two together.
- */
-export const APPLIANCE_NODE_FLAGS = ['--max-semi-space-size=4'] as const;
+// The launcher runs the appliance with these flags too, so they live with the appliance's code.
+export { APPLIANCE_NODE_FLAGS } from '../appliance/process-codes.ts';
 
 /** Entry points by output name; outputs sit in dist/, one level below package.json as their sources do. */
 export const ENTRIES = {
@@ -26,6 +21,8 @@ export const ENTRIES = {
   edge: 'cloud/edge/main.ts',
   // The appliance's detection runs in worker threads, which load this file beside its bundle.
   'vision-detect-worker': 'appliance/vision/detect/worker.ts',
+  // What a supervisor runs in a release: it starts the appliance from the version an update chose.
+  launcher: 'appliance/fleet/launcher.ts',
 } as const;
 
 /**
@@ -48,9 +45,13 @@ const externalPackages: Plugin = {
   },
 };
 
-/** Bundles one entry to `outfile` (absolute, or relative to the repository). */
-export async function bundle(entry: string, outfile: string) {
-  await build({
+/**
+ * Bundles one entry to `outfile` (absolute, or relative to the repository); answers esbuild's
+ * result with its metafile. `write: false` keeps the files in memory (a release takes them from
+ * there), named as if written to `outfile`, so their source maps are those of `npm run build`.
+ */
+export async function bundle(entry: string, outfile: string, options: { write?: boolean } = {}) {
+  return build({
     absWorkingDir: ROOT,
     entryPoints: [entry],
     outfile,
@@ -60,6 +61,8 @@ export async function bundle(entry: string, outfile: string) {
     target: 'node20',
     plugins: [externalPackages],
     sourcemap: true,
+    metafile: true,
+    write: options.write ?? true,
     logLevel: 'warning',
   });
 }

@@ -36,6 +36,7 @@ describe('the compiled appliance and cloud', () => {
       'dist/webhook-worker.mjs',
       'dist/edge.mjs',
       'dist/vision-detect-worker.mjs',
+      'dist/launcher.mjs',
     ]);
 
     const cloud = await startProcess(
