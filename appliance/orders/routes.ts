@@ -37,16 +37,24 @@ export async function orderRoutes(
       schema: {
         ...doc,
         summary: 'Open an order; the signed-in staff member is its server',
+        description:
+          'With `dry_run=true` nothing is written: the order goes through every step of its creation and is rolled back, and the answer (200, `dry_run: true`) is the order that would have been opened.',
+        querystring: schemas.NewOrderQuerySchema,
         body: schemas.NewOrderSchema,
-        response: { 201: order, ...errorResponses(400, 401, 403) },
+        response: {
+          201: order,
+          200: Envelope(schemas.DryRunOrderSchema),
+          ...errorResponses(400, 401, 403),
+        },
       },
     },
     async (request, reply) => {
       const { userId } = requireAuth(request);
       const server = { id: userId, name: auth.profile(userId).display_name };
-      const created = await orders.create({ ...request.body, server });
-      reply.code(201);
-      return envelope(request.id, created);
+      const dryRun = request.query.dry_run;
+      const created = await orders.create({ ...request.body, server }, { dryRun });
+      reply.code(dryRun ? 200 : 201);
+      return envelope(request.id, dryRun ? { ...created, dry_run: true as const } : created);
     },
   );
 

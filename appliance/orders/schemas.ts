@@ -36,6 +36,17 @@ export const NewOrderSchema = Type.Object(
 );
 export type NewOrder = Static<typeof NewOrderSchema>;
 
+export const NewOrderQuerySchema = Type.Object(
+  {
+    dry_run: Type.Boolean({
+      default: false,
+      description:
+        'Take the order through the whole create path (numbering, outbox, events) and roll it back: answers 200 with the order that would have been created, and leaves nothing behind',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const AddItemsSchema = Type.Object({ items: Items }, { additionalProperties: false });
 
 export const ItemPatchSchema = Type.Object(
@@ -108,6 +119,11 @@ export const OrderSchema = Type.Object({
   updated_at: Timestamp,
   version: Type.Integer(),
 });
+
+export const DryRunOrderSchema = Type.Composite([
+  OrderSchema,
+  Type.Object({ dry_run: Type.Literal(true, { description: 'Nothing was written' }) }),
+]);
 
 export const OrderPageSchema = Type.Object({
   items: Type.Array(OrderSchema, { description: 'Newest first' }),

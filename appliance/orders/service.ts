@@ -55,6 +55,9 @@ export interface OrderDeps {
   newId: IdGenerator;
 }
 
+/** Ends a dry run's transaction: better-sqlite3 rolls back on any throw. */
+class DryRunRollback extends Error {}
+
 const lineTotal = (item: Pick<OrderItemRow, 'quantity' | 'unit_price_minor'>) =>
   item.quantity * item.unit_price_minor;
 
@@ -193,6 +196,20 @@ export function createOrderService(deps: OrderDeps) {
     return item;
   }
 
+  /** Runs `work` in a transaction and undoes it; answers what it returned. */
+  function rolledBack<T>(work: () => T): T {
+    let result: T | undefined;
+    try {
+      db.transaction(() => {
+        result = work();
+        throw new DryRunRollback('dry run');
+      })();
+    } catch (error) {
+      if (!(error instanceof DryRunRollback)) throw error;
+    }
+    return result as T;
+  }
+
   return {
     get: (id: string) => toOrder(requireOrder(id), store.items(id)),
 
@@ -210,9 +227,15 @@ export function createOrderService(deps: OrderDeps) {
       return { status, total_minor };
     },
 
-    async create(input: NewOrder) {
+    /**
+     * Opens an order. A dry run takes the very same path, outbox rows and events included, in a
+     * transaction of its own that it then rolls back: it answers the order that would have been
+     * created and leaves nothing behind (not even the order number), which is how an update's
+     * health check proves the new version can sell without selling anything.
+     */
+    async create(input: NewOrder, options: { dryRun?: boolean } = {}) {
       const lines = await priced(input.items, (i) => `body.items.${i}.menu_item_id`);
-      return commit(() => {
+      const open = () => {
         const at = clock.now();
         const businessDay = deps.location.businessDay(at);
         const row: OrderRow = {
@@ -236,7 +259,8 @@ export function createOrderService(deps: OrderDeps) {
         const order = save(row, 'open', row.created_at, 'insert');
         changes.emit('order.created', eventData(order, true));
         return order;
-      });
+      };
+      return options.dryRun ? rolledBack(open) : commit(open);
     },
 
     async addItems(orderId: string, items: NewItem[]) {

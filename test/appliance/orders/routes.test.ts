@@ -97,6 +97,45 @@ describe('order routes', () => {
     expect(events()).toEqual([]);
   });
 
+  it('takes a dry-run order through the whole create path and leaves nothing behind', async () => {
+    const counts = () =>
+      t.db
+        .prepare(
+          `select (select count(*) from orders) as orders, (select count(*) from order_items) as items,
+             (select count(*) from outbox) as outbox, (select count(*) from events) as events,
+             (select count(*) from order_numbers) as numbers`,
+        )
+        .get();
+    const before = counts();
+    const dry = await call(cashier, 'POST', '/orders?dry_run=true', {
+      order_type: 'takeout',
+      items: [{ menu_item_id: burger, quantity: 2 }],
+    });
+    expect(dry.statusCode).toBe(200);
+    expect(dry.json().data).toMatchObject({
+      dry_run: true,
+      number: '1',
+      status: 'open',
+      server: { id: CASHIER, name: 'Bob' },
+      items: [{ menu_item_id: burger, quantity: 2, total: 6.98 }],
+      subtotal: 6.98,
+    });
+    expect(counts()).toEqual(before);
+    expect((await call(cashier, 'GET', `/orders/${dry.json().data.id}`)).statusCode).toBe(404);
+
+    // Refused as the real thing would be, and the numbering goes on as if it had never run.
+    services.menu.setAvailability(fries, false);
+    const refused = await call(cashier, 'POST', '/orders?dry_run=true', {
+      order_type: 'takeout',
+      items: [{ menu_item_id: fries, quantity: 1 }],
+    });
+    expect(refused.statusCode).toBe(400);
+    expect((await openOrder()) as unknown).toMatchObject({ number: '1' });
+    expect(
+      (await call(cashier, 'POST', '/orders?dry_run=maybe', { order_type: 'takeout', items: [] })).statusCode,
+    ).toBe(400);
+  });
+
   it('lets only managers void, refuses to edit a voided order, and never voids a completed one', async () => {
     const order = await openOrder();
     expect((await call(cashier, 'POST', `/orders/${order.id}/cancel`)).statusCode).toBe(403);
