@@ -24,6 +24,7 @@ import { incidentApiRoutes, incidentRoutes } from './incidents/index.ts';
 import { notifyRoutes } from './notify/index.ts';
 import { oncallRoutes } from './oncall/index.ts';
 import { pnlRoutes } from './pnl/index.ts';
+import { releasesRoutes } from './releases/index.ts';
 import { remediationRoutes } from './remediation/index.ts';
 import { type CloudDeps, type CloudServices, createCloudServices } from './services.ts';
 import { ssoRoutes } from './sso/index.ts';
@@ -119,6 +120,14 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
   await app.register(webhookSubscriptionPlugin, { prefix: '/v1/webhooks', ...webhookOptions });
   await app.register(webhookAdminPlugin, { prefix: '/api/v1/webhooks', ...webhookOptions });
   await app.register(mdmRoutes, { prefix: '/v1/mdm', devices: services.devices, audit: services.audit });
+  await app.register(releasesRoutes, {
+    prefix: '/v1/mdm',
+    releases: services.releases,
+    audit: services.audit,
+    maxBytes: config.releases.maxBytes,
+  });
+  app.addHook('onReady', async () => services.releases.start());
+  app.addHook('onClose', async () => services.releases.close());
   await app.register(iotRoutes, { prefix: '/v1/iot', devices: services.devices });
   await app.register(incidentRoutes, { prefix: '/v1/incidents', incidents: services.incidents });
   await app.register(billingRoutes, { prefix: '/v1/billing', billing: services.billing });

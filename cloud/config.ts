@@ -21,6 +21,7 @@ import {
   loadIncidentFlowConfig,
 } from './incidents/index.ts';
 import { loadNotifyConfig, NOTIFY_SETTINGS, type NotifyConfig } from './notify/index.ts';
+import { DEFAULT_RELEASE_OPTIONS, type ReleaseOptions } from './releases/index.ts';
 import { loadSsoConfig, SSO_SETTINGS, type SsoConfig } from './sso/index.ts';
 import { DEFAULT_VISION_MODEL_OPTIONS, type VisionModelOptions } from './vision/index.ts';
 import { DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from './webhooks/index.ts';
@@ -51,6 +52,7 @@ export interface CloudConfig {
   /** The address appliances and clients reach this cloud by (model download URLs); unset: each request's own. */
   publicUrl: string | undefined;
   visionModels: VisionModelOptions;
+  releases: ReleaseOptions;
   /** Where billing forwards pause and resume; unset: the cloud's own tenancy, in process. */
   platformServiceUrl: string | undefined;
   notify: NotifyConfig;
@@ -322,6 +324,14 @@ export const CLOUD_SETTINGS = {
     max: 2048,
     description: 'largest model file (MB) an admin may upload',
   },
+  releaseMaxMb: {
+    name: 'CLOUD_RELEASE_MAX_MB',
+    type: 'integer',
+    default: DEFAULT_RELEASE_OPTIONS.maxBytes / 1024 / 1024,
+    min: 1,
+    max: 16_384,
+    description: 'largest appliance release archive (MB) an upload may carry',
+  },
   platformServiceUrl: {
     name: 'PLATFORM_SERVICE_URL',
     type: 'text',
@@ -464,6 +474,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
     fleet: fleetConfig(env, host),
     publicUrl: checked(env, S.publicUrl, httpUrl),
     visionModels: { maxBytes: 1024 * 1024 * read(env, S.visionModelMaxMb) },
+    releases: { ...DEFAULT_RELEASE_OPTIONS, maxBytes: 1024 * 1024 * read(env, S.releaseMaxMb) },
     platformServiceUrl: checked(env, S.platformServiceUrl, httpUrl),
     notify: loadNotifyConfig(env),
     alerting: loadAlertingConfig(env),

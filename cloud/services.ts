@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { Clock } from '../shared/clock.ts';
@@ -51,6 +52,7 @@ import { createNotifyService } from './notify/index.ts';
 import { createOncallService } from './oncall/index.ts';
 import { createLedgerService, createPnlService } from './pnl/index.ts';
 import { createRelay } from './relay.ts';
+import { createReleases } from './releases/index.ts';
 import { createRemediationService } from './remediation/index.ts';
 import { createSso, createSsoPolicies, createSsoStore } from './sso/index.ts';
 import { createSyncService } from './sync/index.ts';
@@ -126,6 +128,13 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     issueApplianceCredential: applianceCredentials(sync),
   });
   linkStoreDevices(sync, devices);
+  const releases = createReleases({
+    ...base,
+    log,
+    options: config.releases,
+    dir: join(config.dataDir, 'releases'),
+    publicUrl: config.publicUrl,
+  });
   const incidents = createIncidentService({
     ...base,
     events,
@@ -264,6 +273,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     sync,
     webhooks,
     devices,
+    releases,
     incidents,
     visionModels,
     vision,

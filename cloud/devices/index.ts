@@ -12,6 +12,7 @@ import type { DeviceService } from './service.ts';
 
 export { DEFAULT_DEVICE_OPTIONS, type DeviceOptions } from './context.ts';
 export type { RevocationNotice, RevokedCertificateNotice } from './revocation-notices.ts';
+export { DEVICE_ADMIN_ROLES, DEVICE_READER_ROLES } from './routes-devices.ts';
 export { iotRoutes } from './routes-iot.ts';
 export { createDeviceService, type DeviceService } from './service.ts';
 

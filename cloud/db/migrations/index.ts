@@ -23,6 +23,7 @@ import * as wideIntegers from './0021-wide-integers.ts';
 import * as commerce from './0022-commerce.ts';
 import * as commerceTimeclock from './0023-commerce-timeclock.ts';
 import * as commerceStockKitchen from './0024-commerce-stock-kitchen.ts';
+import * as releases from './0025-releases.ts';
 
 /** Applied in name order; never edit one that has shipped, add the next. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0022-commerce': commerce,
   '0023-commerce-timeclock': commerceTimeclock,
   '0024-commerce-stock-kitchen': commerceStockKitchen,
+  '0025-releases': releases,
 };
