@@ -11,6 +11,8 @@ const CAMERA_HEAVY = [
   'test/appliance/vision/runtime/runtime.test.ts',
   'test/appliance/vision/runtime/live-camera.test.ts',
   'test/appliance/kiosk/ui/*.test.ts',
+  // Not cameras, but as hungry: two release builds at once, each gzipping some 190 MB.
+  'test/release/*.test.ts',
 ];
 
 /**
