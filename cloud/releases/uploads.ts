@@ -186,7 +186,12 @@ export function createUploads(context: ReleaseContext, catalog: Catalog) {
         return await write(row, writer, body);
       } finally {
         release();
-        await queries.updateClaimed(db, tenantId, id, writer, { writer: null, writer_until: null });
+        // Left held, the claim would only run out a minute later: not worth hiding the answer for.
+        await queries
+          .updateClaimed(db, tenantId, id, writer, { writer: null, writer_until: null })
+          .catch((error: unknown) =>
+            context.log.warn({ err: error, upload_id: id }, 'upload claim not released'),
+          );
       }
     },
 
