@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { systemClock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
@@ -24,7 +25,14 @@ import {
   type DeviceRegistryOptions,
   startBroker,
 } from './devices/index.ts';
-import { type ApplianceFleet, type ApplianceFleetDeps, createApplianceFleet } from './fleet/index.ts';
+import {
+  type ApplianceFleet,
+  checkHealthAnswered,
+  checkMigrations,
+  createApplianceFleet,
+  runHealthCheck,
+  settleInstall,
+} from './fleet/index.ts';
 import {
   CATCH_UP_WAIT_MS,
   createCertificateKeeper,
@@ -119,8 +127,10 @@ export interface StartOptions {
    * exit with RESTART_EXIT_CODE for the supervisor; npm start and tests pass their own.
    */
   onRestart?: (() => Promise<void> | void) | undefined;
-  /** Does an applied update work? (See appliance/fleet/index.ts for the default.) */
-  healthCheck?: ApplianceFleetDeps['healthCheck'];
+  /** The environment the configuration was read from (process.env): an update's health check starts the new version with it. */
+  env?: Record<string, string | undefined> | undefined;
+  /** False in `--health-check`: a check on a scratch copy confirms no install. */
+  settleInstall?: boolean | undefined;
   registry?: Partial<DeviceRegistryOptions> | undefined;
   restartDelayMs?: number | undefined;
   /** How long the start waits for the revocation list before admitting devices (5 s). */
@@ -219,6 +229,21 @@ export async function startAppliance(
       await stop();
       process.exit(RESTART_EXIT_CODE);
     });
+  const restartSelf = (why: string) => {
+    log.warn(why);
+    Promise.resolve(restart()).catch((error: unknown) => log.error({ err: error }, 'restart failed'));
+  };
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  if (options.settleInstall !== false)
+    await settleInstall({
+      dataDir: config.dataDir,
+      runningVersion: PACKAGE_VERSION,
+      check: async () => [await checkHealthAnswered(ownAddress(address, port)), checkMigrations(db)],
+      clock: systemClock,
+      log,
+      restart: () => restartSelf('restarting into the version before the update'),
+    });
   if (config.fleet) {
     fleet = await createApplianceFleet(config.fleet, {
       db,
@@ -227,15 +252,12 @@ export async function startAppliance(
       tenantId: config.tenantId,
       dataDir: config.dataDir,
       version: PACKAGE_VERSION,
+      env: options.env ?? process.env,
       syncNow: app.sync ? () => app.sync!.syncNow() : undefined,
-      restartSelf: () => {
-        log.warn('restarting at the cloud’s request');
-        Promise.resolve(restart()).catch((error: unknown) => log.error({ err: error }, 'restart failed'));
-      },
+      restartSelf: () => restartSelf('restarting at the cloud’s request'),
       devices: services.devices,
       deviceCommands: wired.commands,
       vision: app.vision?.fleet,
-      healthCheck: options.healthCheck,
       restartDelayMs: options.restartDelayMs,
       actions: services.actions,
       revocations,
@@ -243,9 +265,15 @@ export async function startAppliance(
   }
   // Not awaited: the store works with the cloud away, and the link keeps trying to reach it.
   const fleetConnected = fleet?.link.start();
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  return { app, port, broker, services, fleet, fleetConnected, stop };
+  return { app, port, db, broker, services, fleet, fleetConnected, stop };
+}
+
+/** Where this process answers HTTP itself: a wildcard listener is reached on loopback. */
+function ownAddress(address: ReturnType<FastifyInstance['server']['address']>, port: number) {
+  const host = typeof address === 'object' && address ? address.address : '127.0.0.1';
+  if (host === '0.0.0.0') return `http://127.0.0.1:${port}`;
+  if (host === '::') return `http://[::1]:${port}`;
+  return host.includes(':') ? `http://[${host}]:${port}` : `http://${host}:${port}`;
 }
 
 export type RunningAppliance = Awaited<ReturnType<typeof startAppliance>>;
@@ -275,7 +303,27 @@ function renewIdentity(config: ApplianceConfig, log: Logger, onRenewed: () => Pr
   });
 }
 
+/**
+ * `appliance.mjs --health-check`: this version checks itself on the data directory it is given
+ * (an updater's scratch copy; see appliance/fleet/health-check.ts) and prints one line of JSON
+ * on stdout, its logs going to stderr; exit code 0 when healthy, 1 otherwise.
+ */
+async function healthCheckMode() {
+  const report = await runHealthCheck({
+    env: process.env,
+    version: PACKAGE_VERSION,
+    loadConfig: loadApplianceConfig,
+    start: (config) =>
+      startAppliance(config, pino({ level: config.logLevel }, pino.destination({ dest: 2, sync: true })), {
+        settleInstall: false,
+      }),
+    newId,
+  });
+  process.stdout.write(`${JSON.stringify(report)}\n`, () => process.exit(report.healthy ? 0 : 1));
+}
+
 async function main() {
+  if (process.argv.includes('--health-check')) return healthCheckMode();
   let config: ApplianceConfig;
   try {
     const enrolment = loadEnrolmentSettings(process.env);
@@ -287,7 +335,7 @@ async function main() {
     process.exit(2);
   }
   const log = pino({ level: config.logLevel });
-  const appliance = await startAppliance(config, log);
+  const appliance = await startAppliance(config, log, { env: process.env });
   log.info(
     {
       port: appliance.port,

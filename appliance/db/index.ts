@@ -59,3 +59,5 @@ export function migrate(db: ApplianceDatabase, migrations: ApplianceMigration[])
 }
 export { type ChangeLog, createChangeLog } from './change-log.ts';
 export { createGroupCommit, type GroupCommit } from './group-commit.ts';
+/** Every migration this code knows: an update's health check compares a database with them. */
+export { type ApplianceMigration, migrations } from './migrations/index.ts';

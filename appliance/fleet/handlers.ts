@@ -24,6 +24,17 @@ const SignedUpdateSchema = Type.Object({
   size: Type.Integer(),
   sha256: Type.String(),
   signature: Type.String(),
+  key_id: Type.Optional(Type.String()),
+  endorsements: Type.Optional(
+    Type.Array(
+      Type.Object({
+        key_id: Type.String(),
+        public_key: Type.String(),
+        endorsed_by: Type.String(),
+        signature: Type.String(),
+      }),
+    ),
+  ),
 });
 type SignedUpdatePayload = Static<typeof SignedUpdateSchema>;
 
@@ -133,6 +144,8 @@ export function createFleetHandlers(deps: FleetHandlerDeps): Partial<Record<Comm
       context.progress(fraction);
     });
     if (outcome.state === 'cancelled') return fail('cancelled');
+    // The cloud's rollout engine reads the state before the colon (`rolled_back:` is a version
+    // that failed its health check, anything else an update that never got that far).
     if (outcome.state !== 'applied') return fail(`${outcome.state}: ${outcome.reason}`);
     // The new version runs once the appliance starts again from it.
     if (outcome.previous !== outcome.version) restartSoon();

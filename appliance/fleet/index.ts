@@ -1,12 +1,12 @@
 /**
  * The appliance's end of the fleet link (issue 6): its MQTT connection to the cloud's broker, the
  * journal that makes each command act once, and what each command does here: sync now, restart
- * (itself, or a store device through its broker), settings, signed over-the-air updates, and
+ * (itself, or a store device through its broker), settings, signed over-the-air updates (each new
+ * version checked in a process of its own before the switch, and confirmed by itself after it), and
  * device certificates the cloud revoked (also fetched again each time the link comes back).
  */
 
-import { access, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.ts';
 import type { ActionBoard } from '../actions/index.ts';
@@ -19,11 +19,19 @@ import { createCommandJournal } from './journal.ts';
 import { createApplianceFleetLink } from './link.ts';
 import { createMaintenance } from './maintenance.ts';
 import { createSettingsStore } from './settings.ts';
-import { createUpdater, type UpdaterOptions } from './updater.ts';
+import { createUpdater } from './updater.ts';
 
 export type { FleetRevocations, FleetVision } from './handlers.ts';
+export {
+  type CheckedAppliance,
+  checkHealthAnswered,
+  checkMigrations,
+  type HealthReport,
+  runHealthCheck,
+} from './health-check.ts';
 export { type ApplianceFleetLink, createApplianceFleetLink } from './link.ts';
 export { createSettingsStore, type PushedSettings, type SettingsStore } from './settings.ts';
+export { settleInstall } from './updater.ts';
 
 export interface ApplianceFleetDeps {
   db: ApplianceDatabase;
@@ -31,28 +39,25 @@ export interface ApplianceFleetDeps {
   log: Logger;
   tenantId: string;
   dataDir: string;
-  /** The version this build calls itself when no update has been applied yet. */
+  /** The running bundle's version (its package.json): what the fleet link reports. */
   version: string;
+  /**
+   * The environment the appliance was configured from: an update's health check starts the new
+   * version with it (without it, the check's start fails on its configuration).
+   */
+  env?: Record<string, string | undefined> | undefined;
   syncNow: (() => Promise<SyncRound | undefined>) | undefined;
   restartSelf: () => void;
   devices: DeviceRegistry;
   deviceCommands: DeviceCommands | undefined;
   /** The camera pipeline (calibration, model syncs); absent where none runs. */
   vision?: FleetVision | undefined;
-  /** Does an applied version work? Default: its folder holds the downloaded artifact. */
-  healthCheck?: UpdaterOptions['healthCheck'] | undefined;
   restartDelayMs?: number | undefined;
   /** Where the store's screens watch long commands (a model sync, an update) move. */
   actions?: ActionBoard | undefined;
   /** The store broker's revocation list: fed by pushes, fetched again whenever the link is back. */
   revocations?: FleetRevocations | undefined;
 }
-
-const artifactPresent: UpdaterOptions['healthCheck'] = (versionDir) =>
-  access(join(versionDir, 'artifact')).then(
-    () => true,
-    () => false,
-  );
 
 async function tlsFiles(tls: FleetSettings['tls']) {
   if (!tls) return undefined;
@@ -67,9 +72,11 @@ export async function createApplianceFleet(settings: FleetSettings, deps: Applia
   const log = deps.log.child({ module: 'fleet' });
   const updater = settings.updatePublicKeyFile
     ? createUpdater({
-        dir: join(deps.dataDir, 'updates'),
+        dataDir: deps.dataDir,
         publicKey: await readFile(settings.updatePublicKeyFile, 'utf8'),
-        healthCheck: deps.healthCheck ?? artifactPresent,
+        runningVersion: deps.version,
+        env: deps.env ?? {},
+        clock: deps.clock,
         log,
       })
     : undefined;
@@ -85,7 +92,7 @@ export async function createApplianceFleet(settings: FleetSettings, deps: Applia
     tenantId: deps.tenantId,
     applianceId: settings.applianceId,
     prefix: settings.prefix,
-    version: (await updater?.current()) ?? deps.version,
+    version: deps.version,
     journal: createCommandJournal(deps.db),
     handlers: createFleetHandlers({
       ...deps,

@@ -5,6 +5,8 @@
  *   <data>/updates/versions/<version>/   an unpacked release (its own dist/, node_modules/, models/)
  *   <data>/updates/current               symlink to versions/<version>, swapped by rename
  *   <data>/updates/downloads/            partial downloads, kept across restarts to resume
+ *   <data>/updates/checks/               scratch copies of the store's data for health checks
+ *   <data>/updates/trusted-keys.json     update keys learned from endorsements
  *   <data>/updates/state.json            this file's InstallState
  *
  * The updater switches `current` only after the new version passed its health check, and leaves
@@ -19,7 +21,14 @@ export interface InstallState {
   /** Switched to `version`; it confirms once it has started and checked itself. */
   confirming: { version: string; previous: string | undefined; boots: number } | null;
   /** The last version taken back, and why; the appliance reports it at its next start. */
-  reverted: { version: string; previous: string | undefined; reason: string; at: string } | null;
+  reverted: {
+    version: string;
+    previous: string | undefined;
+    reason: string;
+    at: string;
+    /** When the running appliance logged it; it stays for the cloud to read. */
+    noticed_at?: string | undefined;
+  } | null;
 }
 
 /** Starts of an unconfirmed version before the launcher gives up on it. */
@@ -33,6 +42,8 @@ export function installPaths(dataDir: string) {
     versions: join(root, 'versions'),
     version: (version: string) => join(root, 'versions', version),
     downloads: join(root, 'downloads'),
+    checks: join(root, 'checks'),
+    trustedKeys: join(root, 'trusted-keys.json'),
     stateFile: join(root, 'state.json'),
   };
 }

@@ -1,18 +1,19 @@
-import { createHash, generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readlinkSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadApplianceConfig } from '../../../appliance/config.ts';
 import { createFleetHandlers } from '../../../appliance/fleet/handlers.ts';
 import { startAppliance } from '../../../appliance/main.ts';
-import { signManifest } from '../../../shared/devices/update-manifest.ts';
 import { deviceTopic } from '../../../shared/mqtt/topics.ts';
 import { LOCATION, TENANT } from '../../support/appliance.ts';
+import { type ArchiveServer, manifestFor, releaseArchive, sha256, startArchiveServer } from './releases.ts';
 import { type FleetRig, startFleetRig } from './support.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 const printer = { deviceType: 'printer' as const, locationId: LOCATION, deviceId: 'printer-1' };
 
@@ -131,50 +132,30 @@ describe('fleet commands on the appliance', () => {
 });
 
 describe('over-the-air updates through the fleet link', () => {
-  let server: Server | undefined;
+  let server: ArchiveServer | undefined;
   afterEach(async () => {
-    if (!server) return;
-    const closing = server;
+    await server?.close();
     server = undefined;
-    closing.closeAllConnections();
-    await new Promise((resolve) => closing.close(resolve));
   });
 
-  /** Serves the artifact in pieces, so the download reports progress more than once. */
-  async function serve(bytes: Buffer) {
-    server = createServer((_req, res) => {
-      res.writeHead(200, { 'content-length': bytes.length });
-      let offset = 0;
-      const next = () => {
-        if (offset >= bytes.length) return res.end();
-        res.write(bytes.subarray(offset, offset + 64 * 1024));
-        offset += 64 * 1024;
-        setTimeout(next, 5);
-      };
-      next();
-    });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/artifact`;
-  }
+  const PACKAGE_VERSION = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version as string;
 
   it('applies a signed update with progress, then restarts into it; refuses a bad signature', async () => {
     rig = await startFleetRig();
-    const bytes = Buffer.alloc(640 * 1024, 7);
-    const manifest = {
-      version: '1.1.0',
-      url: await serve(bytes),
-      size: bytes.length,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-    };
+    server = await startArchiveServer();
+    // In pieces, so the download reports progress more than once.
+    server.state.bytesPerTick = 64 * 1024;
+    const bytes = releaseArchive('1.1.0', { padding: 640 * 1024 });
+    const url = server.publish('1.1.0.tar.gz', bytes);
     const forged = await rig.run('update', {
-      ...signManifest(manifest, generateKeyPairSync('ed25519').privateKey),
+      ...manifestFor('1.1.0', url, bytes, generateKeyPairSync('ed25519').privateKey),
     });
     expect(forged).toMatchObject({
       state: 'failed',
       reason: 'refused: the signature does not verify with the update key',
     });
 
-    const update = await rig.run('update', { ...signManifest(manifest, rig.updateKey) });
+    const update = await rig.run('update', { ...manifestFor('1.1.0', url, bytes, rig.updateKey) });
     expect(update).toMatchObject({
       state: 'succeeded',
       result: { version: '1.1.0', previous: null, restarting: true },
@@ -186,6 +167,42 @@ describe('over-the-air updates through the fleet link', () => {
     expect(progress.at(-1)?.progress).toBe(1);
     expect(readlinkSync(join(rig.dataDir, 'updates', 'current'))).toBe(join('versions', '1.1.0'));
     await expect.poll(() => rig!.restarts).toBe(1);
+    // The link reports the bundle that runs, not the version waiting for the restart.
+    expect(rig.statuses.at(-1)).toMatchObject({ online: true, version: PACKAGE_VERSION });
+  });
+
+  it('fails an update whose new version fails its health check as rolled_back, with the reason', async () => {
+    rig = await startFleetRig();
+    server = await startArchiveServer();
+    const bytes = releaseArchive('1.1.0', { health: 'unhealthy' });
+    const url = server.publish('1.1.0.tar.gz', bytes);
+    const update = await rig.run('update', { ...manifestFor('1.1.0', url, bytes, rig.updateKey) });
+    expect(update).toMatchObject({
+      state: 'failed',
+      reason: "rolled_back: migrations: the database is at migration 99, newer than this version's 20",
+    });
+    expect(existsSync(join(rig.dataDir, 'updates', 'current'))).toBe(false);
+    expect(rig.restarts).toBe(0);
+  });
+
+  it('resumes a download a cancelled command left, when the cloud sends the update again', async () => {
+    rig = await startFleetRig();
+    server = await startArchiveServer();
+    server.state.bytesPerTick = 16 * 1024;
+    const bytes = releaseArchive('1.1.0', { padding: 400 * 1024 });
+    const manifest = { ...manifestFor('1.1.0', server.publish('1.1.0.tar.gz', bytes), bytes, rig.updateKey) };
+    const first = await rig.send('update', manifest);
+    await expect.poll(() => rig!.statesOf(first).includes('progress')).toBe(true);
+    await rig.run('cancel_update', { command_id: first });
+    expect(await rig.ended(first)).toMatchObject({ state: 'failed', reason: 'cancelled' });
+    const part = join(rig.dataDir, 'updates', 'downloads', `${sha256(bytes)}.part`);
+    const kept = statSync(part).size;
+    expect(kept).toBeGreaterThan(0);
+
+    server.state.bytesPerTick = 0;
+    const again = await rig.run('update', manifest);
+    expect(again).toMatchObject({ state: 'succeeded', result: { version: '1.1.0' } });
+    expect(server.requests.at(-1)?.range).toBe(`bytes=${kept}-`);
   });
 
   it('refuses every update when no update key is configured', async () => {

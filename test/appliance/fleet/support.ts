@@ -8,7 +8,7 @@ import { loadApplianceConfig } from '../../../appliance/config.ts';
 import { type StartOptions, startAppliance } from '../../../appliance/main.ts';
 import { startFleetBroker } from '../../../cloud/fleet/broker.ts';
 import { createCloudFleetLink } from '../../../cloud/fleet/link.ts';
-import type { FleetAck, FleetCommand } from '../../../shared/devices/fleet-protocol.ts';
+import type { FleetAck, FleetCommand, FleetStatus } from '../../../shared/devices/fleet-protocol.ts';
 import { LOCATION, TENANT } from '../../support/appliance.ts';
 
 const log = pino({ level: 'silent' });
@@ -35,18 +35,19 @@ export async function startFleetRig(env: Record<string, string> = {}, options: S
       given === credential ? { tenantId: TENANT, applianceId } : undefined,
   });
   const acks: FleetAck[] = [];
+  const statuses: FleetStatus[] = [];
   const cloud = createCloudFleetLink({
     url: broker.url,
     ...broker.cloudCredentials,
     prefix: 'edge',
     log,
     onAck: async (_tenant, _appliance, ack) => void acks.push(ack),
-    onStatus: async () => {},
+    onStatus: async (_tenant, _appliance, status) => void statuses.push(status),
   });
   await cloud.start();
 
   let restarts = 0;
-  const config = loadApplianceConfig({
+  const applianceEnv = {
     TENANT_ID: TENANT,
     LOCATION_ID: LOCATION,
     APPLIANCE_DATA_DIR: join(dir, 'data'),
@@ -59,8 +60,10 @@ export async function startFleetRig(env: Record<string, string> = {}, options: S
     APPLIANCE_DEVICE_COMMAND_TIMEOUT_SECONDS: '1',
     LOG_LEVEL: 'silent',
     ...env,
-  });
+  };
+  const config = loadApplianceConfig(applianceEnv);
   const appliance = await startAppliance(config, log, {
+    env: applianceEnv,
     onRestart: () => {
       restarts += 1;
     },
@@ -76,12 +79,13 @@ export async function startFleetRig(env: Record<string, string> = {}, options: S
     updateKey: keys.privateKey,
     dataDir: config.dataDir,
     acks,
+    statuses,
     get restarts() {
       return restarts;
     },
     statesOf,
-    /** Sends a command as the cloud does and waits for it to end; answers its last acknowledgement. */
-    async run(
+    /** Sends a command as the cloud does; answers its id. */
+    async send(
       kind: FleetCommand['kind'],
       payload: Record<string, unknown> = {},
       extra: Partial<FleetCommand> = {},
@@ -95,10 +99,22 @@ export async function startFleetRig(env: Record<string, string> = {}, options: S
         ...extra,
       };
       await cloud.send(TENANT, applianceId, command);
+      return command.id;
+    },
+    /** Waits for a command to end; answers its last acknowledgement. */
+    async ended(id: string) {
       await expect
-        .poll(() => statesOf(command.id).at(-1), { timeout: 5000 })
+        .poll(() => statesOf(id).at(-1), { timeout: 10_000 })
         .toMatch(/^(succeeded|failed|rejected|expired)$/);
-      return acks.filter((a) => a.command_id === command.id).at(-1)!;
+      return acks.filter((a) => a.command_id === id).at(-1)!;
+    },
+    /** Sends a command as the cloud does and waits for it to end; answers its last acknowledgement. */
+    async run(
+      kind: FleetCommand['kind'],
+      payload: Record<string, unknown> = {},
+      extra: Partial<FleetCommand> = {},
+    ) {
+      return this.ended(await this.send(kind, payload, extra));
     },
     async close() {
       await appliance.stop();
