@@ -60,12 +60,16 @@ interface Target {
   script: string;
 }
 
-/** The version's folder rather than the `current` link, so a switch during the start cannot mix two versions. */
+/**
+ * The version's folder rather than the `current` link, so a switch during the start cannot mix two
+ * versions; and its real path: the appliance runs only when its argv[1] is the path of its own
+ * module, which Node takes through links (a data folder reached by a link would start nothing).
+ */
 async function target(options: LauncherOptions): Promise<Target> {
   const version = await currentVersion(options.dataDir);
   if (version === undefined) return { version, script: options.installed };
   const script = join(installPaths(options.dataDir).version(version), 'dist', 'appliance.mjs');
-  if (existsSync(script)) return { version, script };
+  if (existsSync(script)) return { version, script: realpathSync(script) };
   options.log(
     'warn',
     { version, script },

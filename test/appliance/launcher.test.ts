@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +28,9 @@ function fakeAppliance(dir: string, name: string, body = EXIT_AS_TOLD) {
 import * as path from 'node:path';
 const version = ${JSON.stringify(name)};
 const data = process.env.APPLIANCE_DATA_DIR;
-console.log(JSON.stringify({ fake: version, argv: process.argv.slice(2), execArgv: process.execArgv }));
+// main: whether the appliance's own start check (appliance/main.ts) would let it start.
+const main = import.meta.url === \`file://\${process.argv[1]}\`;
+console.log(JSON.stringify({ fake: version, argv: process.argv.slice(2), execArgv: process.execArgv, main }));
 ${body}
 `,
   );
@@ -121,7 +123,7 @@ describe('the launcher', () => {
     const run = launch(data, { FAKE_EXITS: '{"1.0.0":3}' }, ['--inspect-nothing', 'x']);
     expect(await run.code).toBe(3);
     expect(run.runs()).toEqual([
-      { fake: '1.0.0', argv: ['--inspect-nothing', 'x'], execArgv: [...APPLIANCE_NODE_FLAGS] },
+      { fake: '1.0.0', argv: ['--inspect-nothing', 'x'], execArgv: [...APPLIANCE_NODE_FLAGS], main: true },
     ]);
     const started = run.lines.find((line) => line.msg === 'starting the appliance');
     expect(started).toMatchObject({ level: 30, module: 'launcher', version: '1.0.0' });
@@ -142,6 +144,18 @@ describe('the launcher', () => {
     expect(empty.lines.some((line) => line.level === 40 && /holds no appliance/.test(line.msg ?? ''))).toBe(
       true,
     );
+  });
+
+  it('runs a version so that it starts when the data folder is reached through a link', async () => {
+    const data = dataDir();
+    version(data, '1.0.0');
+    await pointCurrentAt(data, '1.0.0');
+    const linked = `${data}-link`;
+    symlinkSync(data, linked);
+    dirs.push(linked);
+    const run = launch(linked);
+    expect(await run.code).toBe(0);
+    expect(run.runs()).toMatchObject([{ fake: '1.0.0', main: true }]);
   });
 
   it('starts the appliance again at once when it exits 75, from the version current points at by then', async () => {
