@@ -123,6 +123,7 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
   await app.register(releasesRoutes, {
     prefix: '/v1/mdm',
     releases: services.releases,
+    rollouts: services.rollouts,
     audit: services.audit,
     maxBytes: config.releases.maxBytes,
   });

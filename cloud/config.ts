@@ -21,7 +21,13 @@ import {
   loadIncidentFlowConfig,
 } from './incidents/index.ts';
 import { loadNotifyConfig, NOTIFY_SETTINGS, type NotifyConfig } from './notify/index.ts';
-import { DEFAULT_RELEASE_OPTIONS, type ReleaseOptions } from './releases/index.ts';
+import {
+  DEFAULT_RELEASE_OPTIONS,
+  loadRolloutConfig,
+  type ReleaseOptions,
+  ROLLOUT_SETTINGS,
+  type RolloutConfig,
+} from './releases/index.ts';
 import { loadSsoConfig, SSO_SETTINGS, type SsoConfig } from './sso/index.ts';
 import { DEFAULT_VISION_MODEL_OPTIONS, type VisionModelOptions } from './vision/index.ts';
 import { DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from './webhooks/index.ts';
@@ -53,6 +59,7 @@ export interface CloudConfig {
   publicUrl: string | undefined;
   visionModels: VisionModelOptions;
   releases: ReleaseOptions;
+  rollouts: RolloutConfig;
   /** Where billing forwards pause and resume; unset: the cloud's own tenancy, in process. */
   platformServiceUrl: string | undefined;
   notify: NotifyConfig;
@@ -361,6 +368,11 @@ export const CLOUD_SECTIONS: SettingsSection[] = [
   },
   { title: 'Alerting', intro: 'The escalation worker (`cloud/alerting/`).', settings: ALERTING_SETTINGS },
   {
+    title: 'Rollouts',
+    intro: 'The rollout engine that ships releases to the stores in waves (`cloud/releases/`).',
+    settings: ROLLOUT_SETTINGS,
+  },
+  {
     title: 'AI operations',
     intro: 'Anomalies, predictions and correlation (`cloud/aiops/`).',
     settings: AIOPS_SETTINGS,
@@ -475,6 +487,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
     publicUrl: checked(env, S.publicUrl, httpUrl),
     visionModels: { maxBytes: 1024 * 1024 * read(env, S.visionModelMaxMb) },
     releases: { ...DEFAULT_RELEASE_OPTIONS, maxBytes: 1024 * 1024 * read(env, S.releaseMaxMb) },
+    rollouts: loadRolloutConfig(env),
     platformServiceUrl: checked(env, S.platformServiceUrl, httpUrl),
     notify: loadNotifyConfig(env),
     alerting: loadAlertingConfig(env),

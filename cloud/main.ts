@@ -49,6 +49,7 @@ export async function startCloud(
     services.remediation,
   ])
     module.start();
+  if (config.rollouts.runEngine) services.rollouts.engine.start();
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -64,6 +65,7 @@ export async function startCloud(
     async stop() {
       clearInterval(keyTimer);
       await app.close();
+      await services.rollouts.engine.close();
       await fleet?.close();
       await services.webhooks.close();
       for (const module of [services.notify, services.alerting, services.aiops, services.chat])

@@ -52,7 +52,7 @@ import { createNotifyService } from './notify/index.ts';
 import { createOncallService } from './oncall/index.ts';
 import { createLedgerService, createPnlService } from './pnl/index.ts';
 import { createRelay } from './relay.ts';
-import { createReleases } from './releases/index.ts';
+import { createReleases, createRolloutService } from './releases/index.ts';
 import { createRemediationService } from './remediation/index.ts';
 import { createSso, createSsoPolicies, createSsoStore } from './sso/index.ts';
 import { createSyncService } from './sync/index.ts';
@@ -212,6 +212,18 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     oncall,
   });
   linkEdgeAlerts(events, alerting, logOf('edge-alerts'));
+  const rollouts = createRolloutService({
+    ...base,
+    log: logOf('rollouts'),
+    events,
+    releases,
+    devices,
+    tenancy,
+    sync,
+    alerting,
+    feed: cockpit.feed,
+    options: config.rollouts,
+  });
   const aiops = createAiopsService({
     ...base,
     log: logOf('aiops'),
@@ -274,6 +286,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     webhooks,
     devices,
     releases,
+    rollouts,
     incidents,
     visionModels,
     vision,

@@ -55,3 +55,61 @@ export const isSubscriptionEventType = (value: string): value is SubscriptionEve
 /** Money is kept in minor units; the documented event shapes carry decimal currency units. */
 export const toDecimal = (minor: number, exponent = 2): number =>
   Number((minor / 10 ** exponent).toFixed(exponent));
+
+/**
+ * The cloud's own events of over-the-air rollouts (cloud/releases), written to the event log in
+ * the transaction of the change they report, for admin-interface webhooks and the operations
+ * console. They are not store events: `isEventType` does not know them, so no store can push one.
+ */
+export const ROLLOUT_EVENTS = [
+  'rollout.started',
+  'rollout.wave_started',
+  'rollout.store_updated',
+  'rollout.halted',
+  'rollout.paused',
+  'rollout.resumed',
+  'rollout.completed',
+  'rollout.aborted',
+] as const;
+export type RolloutEventType = (typeof ROLLOUT_EVENTS)[number];
+
+interface RolloutEventBase {
+  rollout_id: string;
+  release_id: string;
+  /** The version the rollout installs. */
+  version: string;
+}
+
+/** Who acted: a user id, or null for the engine. */
+type Actor = string | null;
+
+/** Each rollout event's data. */
+export interface RolloutEventData {
+  'rollout.started': RolloutEventBase & { stores: number; wave_sizes: number[]; created_by: Actor };
+  'rollout.wave_started': RolloutEventBase & { wave: number; stores: number };
+  /** A store reached a final state; the event's location is the store's. */
+  'rollout.store_updated': RolloutEventBase & {
+    location_id: string;
+    device_id: string;
+    wave: number;
+    state: 'healthy' | 'rolled_back' | 'failed' | 'excluded' | 'cancelled';
+    reason: string | null;
+    from_version: string | null;
+    to_version: string;
+    attempts: number;
+  };
+  'rollout.halted': RolloutEventBase & {
+    wave: number;
+    reason: string;
+    failed: number;
+    rolled_back: number;
+    /** The wave's stores less those excluded or cancelled: what the failure share is of. */
+    wave_stores: number;
+    failure_share: number;
+    alert_id: string | null;
+  };
+  'rollout.paused': RolloutEventBase & { wave: number; by: Actor };
+  'rollout.resumed': RolloutEventBase & { wave: number; by: Actor; from: 'paused' | 'halted' };
+  'rollout.completed': RolloutEventBase & { counts: Record<string, number> };
+  'rollout.aborted': RolloutEventBase & { wave: number; by: Actor; cancelled_stores: number };
+}

@@ -5,7 +5,14 @@
 import type { Db } from '../db/index.ts';
 import type { DeviceContext } from './context.ts';
 import { nowIso, requireDevice } from './context.ts';
-import { deviceNotEnrolled, deviceRevoked, noUpdate, updateNotCancellable } from './errors.ts';
+import {
+  deviceNotEnrolled,
+  deviceNotFound,
+  deviceRevoked,
+  noUpdate,
+  updateNotCancellable,
+} from './errors.ts';
+import { device as deviceRow } from './store.ts';
 import * as queries from './store-commands.ts';
 import type { CommandKind, CommandState, DeviceCommandRow } from './tables.ts';
 import { type Command, toCommand } from './views.ts';
@@ -48,6 +55,8 @@ export interface NewCommand {
   kind: CommandKind;
   payload?: Record<string, unknown>;
   ttlSeconds?: number;
+  /** The rollout an update belongs to: its status names it. */
+  rolloutId?: string;
 }
 
 export function createCommands(context: DeviceContext) {
@@ -61,10 +70,17 @@ export function createCommands(context: DeviceContext) {
 
   /**
    * Queues a command for a device of the tenant. A new update replaces an update still waiting:
-   * a device applies one version at a time, the latest asked for.
+   * a device applies one version at a time, the latest asked for. Given `trx`, it is written in
+   * the caller's transaction (a rollout records the command with its own change).
    */
-  async function queueCommand(tenantId: string, deviceId: string, input: NewCommand): Promise<Command> {
-    const device = await requireDevice(context, tenantId, deviceId);
+  async function queueCommand(
+    tenantId: string,
+    deviceId: string,
+    input: NewCommand,
+    trx?: Db,
+  ): Promise<Command> {
+    const device = await deviceRow(trx ?? db, tenantId, deviceId);
+    if (!device) throw deviceNotFound();
     if (device.state === 'revoked') throw deviceRevoked();
     const now = context.clock.now();
     const at = now.toISOString();
@@ -81,19 +97,22 @@ export function createCommands(context: DeviceContext) {
       updated_at: at,
       acked_at: null,
       result: null,
+      rollout_id: input.rolloutId ?? null,
     };
-    await db.transaction().execute(async (trx) => {
+    const write = async (tx: Db) => {
       if (input.kind === 'update') {
-        const waiting = await queries.commands(trx, tenantId, {
+        const waiting = await queries.commands(tx, tenantId, {
           deviceId,
           kind: 'update',
           states: WAITING,
           limit: 100,
         });
-        for (const earlier of waiting) await cancelIn(trx, earlier, at);
+        for (const earlier of waiting) await cancelIn(tx, earlier, at);
       }
-      await queries.insertCommand(trx, row);
-    });
+      await queries.insertCommand(tx, row);
+    };
+    if (trx) await write(trx);
+    else await db.transaction().execute(write);
     return toCommand(row);
   }
 
@@ -119,6 +138,7 @@ export function createCommands(context: DeviceContext) {
       updated_at: at,
       acked_at: null,
       result: null,
+      rollout_id: null,
     });
     return true;
   }
@@ -157,12 +177,40 @@ export function createCommands(context: DeviceContext) {
     return latest;
   }
 
+  /** An update as its status shows it: the version it installs and the rollout that sent it. */
+  async function asUpdate(tenantId: string, command: Command) {
+    const row = await queries.command(db, tenantId, command.command_id);
+    const version = command.payload.version;
+    return {
+      ...command,
+      version: typeof version === 'string' ? version : null,
+      rollout_id: row?.rollout_id ?? null,
+    };
+  }
+
   return {
     queueCommand,
     commandsFor,
     updateCommand,
     /** For the fleet link only: every tenant's commands waiting to be sent. */
     dueCommands: (limit: number) => queries.dueCommands(db, nowIso(context), limit),
+
+    /** One command as it stands; one whose time ran out while waiting is `expired` first. */
+    async command(tenantId: string, commandId: string): Promise<Command | undefined> {
+      const row = await queries.command(db, tenantId, commandId);
+      if (!row) return undefined;
+      if (WAITING.includes(row.state) && row.expires_at <= nowIso(context))
+        await queries.expireCommands(db, tenantId, nowIso(context), row.device_id);
+      const now = await queries.command(db, tenantId, commandId);
+      return now && toCommand(now);
+    },
+
+    /** Cancels a command that has not ended, in the caller's transaction; whether it did. */
+    async cancelCommandIn(trx: Db, tenantId: string, commandId: string) {
+      const row = await queries.command(trx, tenantId, commandId);
+      if (!row || !CANCELLABLE.includes(row.state)) return false;
+      return cancelIn(trx, row, nowIso(context));
+    },
 
     /** Queues a restart, or returns the one still waiting: pressing twice restarts once. */
     async restart(tenantId: string, deviceId: string) {
@@ -175,9 +223,7 @@ export function createCommands(context: DeviceContext) {
 
     /** The latest update asked of the device, with its version and what the device reported. */
     async updateStatus(tenantId: string, deviceId: string) {
-      const latest = await latestUpdate(tenantId, deviceId);
-      const version = latest.payload.version;
-      return { ...latest, version: typeof version === 'string' ? version : null };
+      return asUpdate(tenantId, await latestUpdate(tenantId, deviceId));
     },
 
     /**
@@ -190,9 +236,7 @@ export function createCommands(context: DeviceContext) {
       const row = (await queries.command(db, tenantId, latest.command_id))!;
       const cancelled = await db.transaction().execute((trx) => cancelIn(trx, row, nowIso(context)));
       if (!cancelled) throw updateNotCancellable((await latestUpdate(tenantId, deviceId)).state);
-      const now = toCommand((await queries.command(db, tenantId, latest.command_id))!);
-      const version = now.payload.version;
-      return { ...now, version: typeof version === 'string' ? version : null };
+      return asUpdate(tenantId, toCommand((await queries.command(db, tenantId, latest.command_id))!));
     },
   };
 }

@@ -158,7 +158,10 @@ export const CommandSchema = Type.Object({
 
 export const UpdateStatusSchema = Type.Composite([
   CommandSchema,
-  Type.Object({ version: Nullable(Type.String({ description: 'the version the update installs' })) }),
+  Type.Object({
+    version: Nullable(Type.String({ description: 'the version the update installs' })),
+    rollout_id: Nullable({ ...Uuid, description: 'the rollout that sent the update, if one did' }),
+  }),
 ]);
 
 const PERIODS = Object.keys(TELEMETRY_PERIODS) as Array<keyof typeof TELEMETRY_PERIODS>;

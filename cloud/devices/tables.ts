@@ -102,6 +102,8 @@ export interface DeviceCommandRow {
   acked_at: string | null;
   /** JSON object reported by the device, or null. */
   result: string | null;
+  /** The rollout that asked for this update (cloud/releases), or null. */
+  rollout_id: string | null;
 }
 
 export interface DeviceTelemetryRow {

@@ -1,13 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuditLog } from '../audit/index.ts';
 import { acceptRawBodies } from './http.ts';
+import type { RolloutService } from './rollouts.ts';
 import { keyRoutes } from './routes-keys.ts';
 import { releaseRoutes } from './routes-releases.ts';
+import { rolloutRoutes } from './routes-rollouts.ts';
 import { uploadRoutes } from './routes-uploads.ts';
 import type { ReleaseService } from './service.ts';
 
 export interface ReleaseRouteOptions {
   releases: ReleaseService;
+  rollouts: RolloutService;
   audit: AuditLog;
   /** The largest archive an upload may carry, for the docs. */
   maxBytes: number;
@@ -32,5 +35,5 @@ export async function releasesRoutes(app: FastifyInstance, options: ReleaseRoute
   await app.register(keyRoutes, { releases });
   await app.register(releaseRoutes, { releases, maxBytes });
   await app.register(uploadRoutes, { releases, maxBytes });
-  // Rollouts: `await app.register(rolloutRoutes, { releases })` goes here.
+  await app.register(rolloutRoutes, { rollouts: options.rollouts });
 }

@@ -46,7 +46,7 @@ export function createReleases(deps: ReleaseDeps) {
     ...catalog,
     uploads,
     ...createManifests(context, deps.publicUrl),
-    // Rollouts (cloud/releases/rollouts*.ts) join the service here.
+    // Rollouts (rollouts.ts) are a service of their own beside this one: they read `get` and `signedManifest`.
 
     /** Makes the first update key if there is none, and sweeps expired uploads every hour. */
     async start() {

@@ -24,6 +24,7 @@ import * as commerce from './0022-commerce.ts';
 import * as commerceTimeclock from './0023-commerce-timeclock.ts';
 import * as commerceStockKitchen from './0024-commerce-stock-kitchen.ts';
 import * as releases from './0025-releases.ts';
+import * as rollouts from './0026-rollouts.ts';
 
 /** Applied in name order; never edit one that has shipped, add the next. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0023-commerce-timeclock': commerceTimeclock,
   '0024-commerce-stock-kitchen': commerceStockKitchen,
   '0025-releases': releases,
+  '0026-rollouts': rollouts,
 };
