@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,12 @@ import {
   runCheckProcess,
 } from '../../../appliance/fleet/check-process.ts';
 import { type HealthReport, runHealthCheck } from '../../../appliance/fleet/health-check.ts';
+import {
+  installPaths,
+  pointCurrentAt,
+  readInstallState,
+  writeInstallState,
+} from '../../../appliance/fleet/install-state.ts';
 import { startAppliance } from '../../../appliance/main.ts';
 import { newId } from '../../../shared/ids.ts';
 import { LOCATION, TENANT } from '../../support/appliance.ts';
@@ -219,6 +226,69 @@ describe('the points of the check', () => {
           detail: `${storeData} is not a scratch copy of a store's data; the check runs only on one`,
         },
       ],
+    });
+  });
+});
+
+describe('a version confirming itself at start', () => {
+  const PACKAGE_VERSION = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version as string;
+
+  async function startWith(dataDir: string, onRestart: () => void) {
+    const lines: string[] = [];
+    const recording = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const config = loadApplianceConfig({
+      ...storeEnv(dataDir),
+      APPLIANCE_PORT: '0',
+      APPLIANCE_HOST: '127.0.0.1',
+    });
+    const appliance = await startAppliance({ ...config, logLevel: 'silent' }, recording, { onRestart });
+    await appliance.stop();
+    return lines.map((line) => JSON.parse(line).msg as string);
+  }
+
+  async function installed(dataDir: string) {
+    for (const version of ['0.0.8', '0.0.9', PACKAGE_VERSION])
+      mkdirSync(installPaths(dataDir).version(version), { recursive: true });
+    await pointCurrentAt(dataDir, PACKAGE_VERSION);
+    await writeInstallState(dataDir, {
+      confirming: { version: PACKAGE_VERSION, previous: '0.0.9', boots: 1 },
+      reverted: null,
+    });
+  }
+
+  it('confirms once it answers and its migrations hold, keeping itself and the version before', async () => {
+    const dataDir = join(dir, 'confirming');
+    cpSync(storeData, dataDir, { recursive: true });
+    await installed(dataDir);
+    let restarts = 0;
+    const messages = await startWith(dataDir, () => {
+      restarts += 1;
+    });
+    expect(messages).toContain('update confirmed');
+    expect(await readInstallState(dataDir)).toEqual({ confirming: null, reverted: null });
+    expect(readdirSync(installPaths(dataDir).versions).sort()).toEqual(['0.0.9', PACKAGE_VERSION].sort());
+    expect(restarts).toBe(0);
+  });
+
+  it('goes back to the version before when its checks fail after the switch', async () => {
+    const dataDir = join(dir, 'downgraded');
+    cpSync(storeData, dataDir, { recursive: true });
+    const db = new Database(join(dataDir, 'appliance.sqlite'));
+    db.prepare(
+      "insert into schema_migrations (version, name, applied_at) values (999, 'from-the-future', ?)",
+    ).run(new Date().toISOString());
+    db.close();
+    await installed(dataDir);
+    let restarts = 0;
+    await startWith(dataDir, () => {
+      restarts += 1;
+    });
+    expect(restarts).toBe(1);
+    expect(await readlink(installPaths(dataDir).current)).toBe(join('versions', '0.0.9'));
+    expect((await readInstallState(dataDir)).reverted).toMatchObject({
+      version: PACKAGE_VERSION,
+      previous: '0.0.9',
+      reason: expect.stringContaining('migrations: the database is at migration 999, newer than'),
     });
   });
 });
