@@ -209,6 +209,14 @@ export const SUBSCRIPTION_CATALOG: readonly CatalogCategory[] = Object.entries(E
 
 // Customer, reservation and loyalty events have no source in the platform yet and the API shows
 // no data for them, so they carry no example: an invented one would read as a promise.
+const USER_ID = '0193e0a4-3b0c-7d0e-892e-2a0c0b580944';
+
+const ROLLOUT_EXAMPLE = {
+  rollout_id: '0193e0a4-5a0e-7f00-8b30-4a0e0d7a2b66',
+  release_id: '0193e0a4-490d-7e0f-8a2f-390d0c691a55',
+  version: '1.4.0',
+};
+
 export const ADMIN_CATALOG: readonly CatalogCategory[] = [
   {
     category: 'order',
@@ -303,6 +311,75 @@ export const ADMIN_CATALOG: readonly CatalogCategory[] = [
         name: 'employee.clocked_out',
         description: 'An employee clocked out at a location.',
         payload_example: { ...PUNCH_EXAMPLE, at: '2026-11-04T01:03:47.000Z', location_id: LOCATION_ID },
+      },
+    ],
+  },
+  {
+    category: 'rollout',
+    events: [
+      {
+        name: 'rollout.started',
+        description: 'A release began rolling out to the targeted stores, in waves.',
+        payload_example: { ...ROLLOUT_EXAMPLE, stores: 3, wave_sizes: [1, 2], created_by: USER_ID },
+      },
+      {
+        name: 'rollout.wave_started',
+        description: 'The next wave of a rollout began.',
+        payload_example: { ...ROLLOUT_EXAMPLE, wave: 2, stores: 2 },
+      },
+      {
+        name: 'rollout.store_updated',
+        description:
+          'A store of a rollout reached a final state: healthy on the new version, rolled back (with why), failed, excluded or cancelled.',
+        payload_example: {
+          ...ROLLOUT_EXAMPLE,
+          location_id: LOCATION_ID,
+          device_id: '0193e0a4-7c2f-7a11-9d41-5b1f0e8a3c77',
+          wave: 2,
+          state: 'rolled_back',
+          reason: 'the database is at migration 31, newer than this version’s 30',
+          from_version: '1.3.2',
+          to_version: '1.4.0',
+          attempts: 1,
+        },
+      },
+      {
+        name: 'rollout.halted',
+        description:
+          'A rollout stopped itself because a wave’s failures passed its threshold, and raised an alert.',
+        payload_example: {
+          ...ROLLOUT_EXAMPLE,
+          wave: 2,
+          reason: '1 of 2 stores failed or rolled back (threshold 20%)',
+          failed: 0,
+          rolled_back: 1,
+          wave_stores: 2,
+          failure_share: 0.5,
+          alert_id: '0193e0a4-8d30-7b22-8e52-6c2f1f9b4d88',
+        },
+      },
+      {
+        name: 'rollout.paused',
+        description: 'An admin paused a rollout.',
+        payload_example: { ...ROLLOUT_EXAMPLE, wave: 2, by: USER_ID },
+      },
+      {
+        name: 'rollout.resumed',
+        description: 'An admin resumed a paused or halted rollout.',
+        payload_example: { ...ROLLOUT_EXAMPLE, wave: 2, by: USER_ID, from: 'halted' },
+      },
+      {
+        name: 'rollout.completed',
+        description: 'Every store of a rollout reached a final state.',
+        payload_example: {
+          ...ROLLOUT_EXAMPLE,
+          counts: { healthy: 2, failed: 0, rolled_back: 0, excluded: 1, cancelled: 0 },
+        },
+      },
+      {
+        name: 'rollout.aborted',
+        description: 'An admin aborted a rollout; updates not yet done were cancelled.',
+        payload_example: { ...ROLLOUT_EXAMPLE, wave: 1, by: USER_ID, cancelled_stores: 2 },
       },
     ],
   },

@@ -4,7 +4,7 @@
  * domain events as the store wrote them; the admin interface has its own names and order data,
  * and no menu or location events.
  */
-import { type EventType, isEventType } from '../../shared/events.ts';
+import { type EventType, isEventType, ROLLOUT_EVENTS } from '../../shared/events.ts';
 import { ADMIN_CATALOG, type CatalogCategory, SUBSCRIPTION_CATALOG } from './catalog-data.ts';
 
 export type { CatalogCategory, CatalogEvent } from './catalog-data.ts';
@@ -115,5 +115,9 @@ const ADMIN_PUBLISHING: Partial<Record<EventType, Publish>> = {
 export function publishedEvent(iface: WebhookInterface, event: DomainEvent): PublishedEvent | undefined {
   if (iface === 'subscription')
     return NAMES.subscription.has(event.type) ? { name: event.type, data: event.data } : undefined;
+  if (ROLLOUT_NAMES.has(event.type)) return { name: event.type, data: event.data };
   return isEventType(event.type) ? ADMIN_PUBLISHING[event.type]?.(event) : undefined;
 }
+
+/** A fleet's software rollouts: the admin interface is the fleet admins' own, and carries them as written. */
+const ROLLOUT_NAMES: ReadonlySet<string> = new Set(ROLLOUT_EVENTS);

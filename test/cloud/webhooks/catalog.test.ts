@@ -11,6 +11,7 @@ import {
   EVENT_TYPES,
   isEventType,
   isSubscriptionEventType,
+  ROLLOUT_EVENTS,
   STORE_ONLY_EVENTS,
 } from '../../../shared/events.ts';
 
@@ -68,6 +69,7 @@ describe('webhook event catalogs', () => {
         ['reservation.created', 'reservation.confirmed', 'reservation.cancelled', 'reservation.no_show'],
       ],
       ['employee', ['employee.clocked_in', 'employee.clocked_out']],
+      ['rollout', [...ROLLOUT_EVENTS]],
       ['loyalty', ['loyalty.points_earned', 'loyalty.points_redeemed', 'loyalty.tier_changed']],
     ]);
   });
@@ -268,5 +270,19 @@ describe('domain event names', () => {
     expect(isEventType('order.sent')).toBe(true);
     expect(isSubscriptionEventType('order.sent')).toBe(true);
     expect(isEventType('kds.ticket_opened')).toBe(false);
+  });
+
+  it('publishes a fleet’s rollout events on the admin interface as they were written, and not on the subscription one', () => {
+    const admin = new Map(CATALOGS.admin.flatMap((c) => c.events).map((e) => [e.name, e]));
+    for (const name of ROLLOUT_EVENTS) {
+      const example = admin.get(name)!.payload_example!;
+      expect(publishedEvent('admin', { type: name, data: example, location_id: null }), name).toEqual({
+        name,
+        data: example,
+      });
+      expect(
+        publishedEvent('subscription', { type: name, data: example, location_id: null }),
+      ).toBeUndefined();
+    }
   });
 });
