@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -16,7 +17,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pino from 'pino';
+import { create as createTar } from 'tar';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadApplianceConfig } from '../../../appliance/config.ts';
 import {
   installPaths,
   pointCurrentAt,
@@ -29,8 +32,11 @@ import {
   settleInstall,
   type UpdateProgress,
 } from '../../../appliance/fleet/updater.ts';
+import { startAppliance } from '../../../appliance/main.ts';
+import { bundle } from '../../../scripts/build.ts';
 import { createManualClock } from '../../../shared/clock.ts';
 import { endorseKey, signManifest, updateKeyId } from '../../../shared/devices/update-manifest.ts';
+import { LOCATION, TENANT } from '../../support/appliance.ts';
 import {
   type ArchiveServer,
   type FixtureHealth,
@@ -492,4 +498,66 @@ describe('after a restart', () => {
       noticed_at: clock.now().toISOString(),
     });
   });
+});
+
+describe('a release of this very appliance', () => {
+  /**
+   * The run's bundle of appliance/main.ts (or one built here), packed as a release. Its data folder
+   * sits in the repository, in a folder named like the run's bundles (ignored by git, swept when
+   * stale), because a bundle finds its packages in the node_modules of a folder above it.
+   */
+  it('unpacks, checks the new version against the running store in a process of its own, and switches', async () => {
+    const work = mkdtempSync(join(root, '.test-entries-updater-'));
+    try {
+      const release = join(work, 'release');
+      mkdirSync(join(release, 'dist'), { recursive: true });
+      mkdirSync(join(release, 'models'), { recursive: true });
+      const bundled = process.env.TEST_ENTRY_DIR
+        ? join(process.env.TEST_ENTRY_DIR, 'appliance.mjs')
+        : undefined;
+      if (bundled && existsSync(bundled)) cpSync(bundled, join(release, 'dist/appliance.mjs'));
+      else await bundle('appliance/main.ts', join(release, 'dist/appliance.mjs'));
+      writeFileSync(
+        join(release, 'package.json'),
+        JSON.stringify({ name: 'edge', version: '9.9.9', type: 'module' }),
+      );
+      writeFileSync(join(release, 'release.json'), JSON.stringify({ format: 1, version: '9.9.9' }));
+      await createTar({ gzip: true, file: join(work, 'release.tar.gz'), cwd: release }, [
+        'release.json',
+        'package.json',
+        'dist/appliance.mjs',
+        'models',
+      ]);
+      const bytes = readFileSync(join(work, 'release.tar.gz'));
+
+      const env = {
+        TENANT_ID: TENANT,
+        LOCATION_ID: LOCATION,
+        APPLIANCE_DATA_DIR: join(work, 'data'),
+        APPLIANCE_PORT: '0',
+        APPLIANCE_HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+      };
+      const store = await startAppliance(loadApplianceConfig(env), log, { revocationWaitMs: 0 });
+      try {
+        const mains = store.services.menu.createCategory({ name: 'Mains' });
+        store.services.menu.createItem({ category_id: mains.id, name: 'Burger', price_minor: 349 });
+        const outcome = await createUpdater({
+          dataDir: env.APPLIANCE_DATA_DIR,
+          publicKey: keys.publicKey,
+          runningVersion: '1.0.0',
+          env,
+          clock,
+          log,
+        }).apply(manifestFor('9.9.9', server.publish('9.9.9.tar.gz', bytes), bytes, keys.privateKey));
+        expect(outcome).toEqual({ state: 'applied', version: '9.9.9', previous: undefined });
+        // The store went on as it was: the check sold nothing in it.
+        expect(store.db.prepare('select count(*) as n from orders').get()).toEqual({ n: 0 });
+      } finally {
+        await store.stop();
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
