@@ -21,6 +21,7 @@ import { createMaintenance } from './maintenance.ts';
 import { createSettingsStore } from './settings.ts';
 import { createUpdater } from './updater.ts';
 
+export { settleInstall } from './confirm.ts';
 export type { FleetRevocations, FleetVision } from './handlers.ts';
 export {
   type CheckedAppliance,
@@ -31,7 +32,6 @@ export {
 } from './health-check.ts';
 export { type ApplianceFleetLink, createApplianceFleetLink } from './link.ts';
 export { createSettingsStore, type PushedSettings, type SettingsStore } from './settings.ts';
-export { settleInstall } from './updater.ts';
 
 export interface ApplianceFleetDeps {
   db: ApplianceDatabase;

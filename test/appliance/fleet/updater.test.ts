@@ -20,6 +20,7 @@ import pino from 'pino';
 import { create as createTar } from 'tar';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadApplianceConfig } from '../../../appliance/config.ts';
+import { settleInstall } from '../../../appliance/fleet/confirm.ts';
 import {
   installPaths,
   pointCurrentAt,
@@ -29,7 +30,6 @@ import {
 import {
   createUpdater,
   type DiskSpaceReader,
-  settleInstall,
   type UpdateProgress,
 } from '../../../appliance/fleet/updater.ts';
 import { startAppliance } from '../../../appliance/main.ts';
