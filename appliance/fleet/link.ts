@@ -7,6 +7,7 @@ import {
   FINAL_ACK_STATES,
   type FleetAck,
   type FleetCommand,
+  INTERRUPTED_REASON,
   readCommand,
 } from '../../shared/devices/fleet-protocol.ts';
 import { fleetTopic } from '../../shared/mqtt/topics.ts';
@@ -142,10 +143,16 @@ export function createApplianceFleetLink(options: ApplianceFleetLinkOptions) {
     finish(command, 'succeeded', { result: { cancelled: target } });
   }
 
-  /** Commands the last run took on and never finished: they cannot be resumed, so they failed. */
+  /**
+   * Commands the last run took on and never finished: they cannot be resumed, so they failed. The
+   * cloud hears it once the link is up (it would otherwise wait on a command nobody runs, and a
+   * rollout would never send the update again); a repeat of the ack changes nothing there.
+   */
+  const interrupted: string[] = [];
   function settleInterrupted() {
     for (const entry of journal.unfinished()) {
-      journal.finish(entry.id, 'failed', now(), undefined, 'the appliance stopped while it ran');
+      journal.finish(entry.id, 'failed', now(), undefined, INTERRUPTED_REASON);
+      interrupted.push(entry.id);
     }
   }
 
@@ -173,6 +180,7 @@ export function createApplianceFleetLink(options: ApplianceFleetLinkOptions) {
             .subscribeAsync(topic('cmd'), { qos: 1 })
             .then(() => client!.publishAsync(topic('status'), status(true), { qos: 1, retain: true }))
             .then(() => {
+              for (const id of interrupted.splice(0)) ack(id, 'failed', { reason: INTERRUPTED_REASON });
               resolve();
               options.onConnected?.();
             })

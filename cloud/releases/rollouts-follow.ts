@@ -2,12 +2,11 @@
  * The rules that turn what an appliance reported into a store's state, and a wave's failures into
  * a halt. Pure: the engine reads the rows, these decide, the engine writes.
  */
+import { INTERRUPTED_REASON as INTERRUPTED } from '../../shared/devices/fleet-protocol.ts';
 import type { DeviceService } from '../devices/index.ts';
 import { FAILED, FINAL, type RolloutRow, type RolloutStoreRow, type StoreState } from './rollouts-tables.ts';
 import { type CountRow, type StateCounts, toRollout } from './rollouts-views.ts';
 
-/** What the appliance says when it was restarted in the middle of an update: send it again. */
-export const INTERRUPTED = 'the appliance stopped while it ran';
 export const DID_NOT_START = 'the new version did not start';
 const ROLLED_BACK = 'rolled_back:';
 

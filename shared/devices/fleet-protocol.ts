@@ -66,6 +66,12 @@ export const FleetStatusSchema = Type.Object({
 });
 export type FleetStatus = Static<typeof FleetStatusSchema>;
 
+/**
+ * The reason an appliance fails a command it was running when it stopped (a crash, a kill): it
+ * cannot be resumed, and the cloud sends an interrupted update again (the download resumes).
+ */
+export const INTERRUPTED_REASON = 'the appliance stopped while it ran';
+
 /** States after which nothing more happens to a command. */
 export const FINAL_ACK_STATES: ReadonlySet<AckState> = new Set([
   'succeeded',

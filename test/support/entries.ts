@@ -10,6 +10,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
  */
 const BUNDLED_ENTRIES: Record<string, string> = {
   'appliance/main.ts': 'appliance.mjs',
+  // What a store's supervisor runs; it starts its sibling appliance.mjs.
+  'appliance/fleet/launcher.ts': 'launcher.mjs',
   'appliance/vision/detect/worker.ts': 'vision-detect-worker.mjs',
   'cloud/main.ts': 'cloud.mjs',
   'cloud/webhook-worker.ts': 'webhook-worker.mjs',

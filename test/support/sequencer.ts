@@ -9,6 +9,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const SLOWEST = [
   'test/e2e/webhook-crash.test.ts',
   'test/e2e/sync-crash.test.ts',
+  'test/e2e/fleet-release.test.ts',
   'test/e2e/alert-escalation-restart.test.ts',
   'test/e2e/fuzz/cloud.test.ts',
   'test/cloud/webhooks/admin-routes.test.ts',
