@@ -187,9 +187,22 @@ export function createPublisher(deps: PublisherDeps) {
       while (running.size > 0) await Promise.all([...running]);
     },
 
-    /** Finishes the publications a stop interrupted, each where it stopped. */
+    /**
+     * Finishes the publications a stop interrupted, each where it stopped. The look for them is
+     * work under way too: a stop waits for it, and a failed look is logged, not left unhandled
+     * (a cloud stopped right after it started closed its store under the query).
+     */
     async resume() {
-      for (const publication of await store.unfinishedPublications()) schedule(publication);
+      const finding = store.unfinishedPublications().then(
+        (publications) => {
+          for (const publication of publications) schedule(publication);
+        },
+        (error: unknown) =>
+          deps.log?.warn({ err: error }, 'unfinished publications not read; they resume at the next start'),
+      );
+      running.add(finding);
+      void finding.finally(() => running.delete(finding));
+      await finding;
     },
 
     /**

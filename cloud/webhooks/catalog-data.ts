@@ -315,6 +315,15 @@ export const ADMIN_CATALOG: readonly CatalogCategory[] = [
     ],
   },
   {
+    category: 'loyalty',
+    events: [
+      { name: 'loyalty.points_earned', description: 'A customer earned loyalty points.' },
+      { name: 'loyalty.points_redeemed', description: 'A customer redeemed loyalty points.' },
+      { name: 'loyalty.tier_changed', description: 'A customer moved to another loyalty tier.' },
+    ],
+  },
+  // Beyond the spec's table: the fleet's own software rollouts (issue 25), for its admins.
+  {
     category: 'rollout',
     events: [
       {
@@ -381,14 +390,6 @@ export const ADMIN_CATALOG: readonly CatalogCategory[] = [
         description: 'An admin aborted a rollout; updates not yet done were cancelled.',
         payload_example: { ...ROLLOUT_EXAMPLE, wave: 1, by: USER_ID, cancelled_stores: 2 },
       },
-    ],
-  },
-  {
-    category: 'loyalty',
-    events: [
-      { name: 'loyalty.points_earned', description: 'A customer earned loyalty points.' },
-      { name: 'loyalty.points_redeemed', description: 'A customer redeemed loyalty points.' },
-      { name: 'loyalty.tier_changed', description: 'A customer moved to another loyalty tier.' },
     ],
   },
 ];

@@ -26,12 +26,8 @@ import { Readable, Transform } from 'node:stream';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadCloudConfig } from '../../cloud/config.ts';
-import { openStore } from '../../cloud/db/index.ts';
-import { createCloudServices } from '../../cloud/services.ts';
-import { systemClock } from '../../shared/clock.ts';
-import { newId } from '../../shared/ids.ts';
 import { entryArgs } from '../support/entries.ts';
+import { type Client, client, createTenantWithAdmin, ok, signIn } from '../support/json-client.ts';
 import { exited, kill, startProcess, waitFor } from '../support/processes.ts';
 import { cloudStoreEnv } from '../support/stores.ts';
 
@@ -41,29 +37,6 @@ const PASSWORD = 'fleet-admin-password';
 const VERSION = '0.2.0-rollout';
 /** The throttled hop's rate: a release of some 100 MB takes seconds to fetch, long enough to kill one mid-way. */
 const HOP_BYTES_PER_SECOND = 8 * 1024 * 1024;
-
-type Json = Record<string, unknown> & { data?: unknown; error?: { code: string; message: string } };
-
-function client(base: string, token?: string) {
-  return async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: response.status, body: (await response.json()) as Json };
-  };
-}
-type Client = ReturnType<typeof client>;
-
-async function ok<T = Record<string, unknown>>(reply: Promise<{ status: number; body: Json }>, status = 200) {
-  const { status: got, body } = await reply;
-  expect(got, JSON.stringify(body)).toBe(status);
-  return body.data as T;
-}
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -198,26 +171,11 @@ describe('fleet releases', () => {
       ROLLOUT_INSTALL_TIMEOUT_SECONDS: '120',
       LOG_LEVEL: 'info',
     };
-    const cloudConfig = { ...loadCloudConfig(cloudEnv), hashing: { memoryCost: 1024, timeCost: 1 } };
-    const bootstrap = await openStore({ dataDir: cloudConfig.dataDir });
-    let tenantId: string;
-    try {
-      const services = createCloudServices(cloudConfig, { store: bootstrap, clock: systemClock, newId });
-      const tenant = await services.tenancy.createTenant({
-        slug: 'fleetco',
-        name: 'Fleet Co',
-        tier: 'enterprise',
-      });
-      tenantId = tenant.id;
-      await services.tenancy.addUser(tenant.id, {
-        email: 'admin@fleetco.test',
-        password: PASSWORD,
-        roles: ['tenant_admin'],
-      });
-      await services.webhooks.close();
-    } finally {
-      await bootstrap.close();
-    }
+    const tenantId = await createTenantWithAdmin(
+      cloudEnv,
+      { slug: 'fleetco', name: 'Fleet Co', tier: 'enterprise' },
+      { email: 'admin@fleetco.test', password: PASSWORD },
+    );
     // The cloud's public URL is the throttled hop in front of it: artifact links in manifests point there.
     const uplinkPort = await freePort();
     const cloudProcess = await startProcess(
@@ -229,14 +187,7 @@ describe('fleet releases', () => {
     const cloudUrl = `http://127.0.0.1:${cloudProcess.port}`;
     const uplink = await startUplink(uplinkPort, cloudProcess.port);
     cleanups.push(() => uplink.close());
-    const signIn = (await (
-      await fetch(`${cloudUrl}/v1/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: 'admin@fleetco.test', password: PASSWORD }),
-      })
-    ).json()) as { status: { access_token: string } };
-    const token = signIn.status.access_token;
+    const token = await signIn(cloudUrl, 'admin@fleetco.test', PASSWORD);
     const cloud: Client = client(cloudUrl, token);
 
     // Three stores of one brand, a manager, a menu item, and an appliance registered for each.

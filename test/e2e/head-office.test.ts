@@ -9,40 +9,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadCloudConfig } from '../../cloud/config.ts';
-import { openStore } from '../../cloud/db/index.ts';
-import { createCloudServices } from '../../cloud/services.ts';
-import { systemClock } from '../../shared/clock.ts';
-import { newId } from '../../shared/ids.ts';
+import { type Client, client, createTenantWithAdmin, ok, signIn } from '../support/json-client.ts';
 import { kill, type Started, startProcess, waitFor } from '../support/processes.ts';
 import { backends, cloudStoreEnv } from '../support/stores.ts';
 
 const PASSWORD = 'head-office-password';
 const FIRST_ORDER_DEADLINE_MS = 60_000;
-
-type Json = Record<string, unknown> & { data?: unknown; error?: { code: string } };
-
-/** A JSON client for one base URL and bearer token. */
-function client(base: string, token?: string) {
-  return async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: response.status, body: (await response.json()) as Json };
-  };
-}
-type Client = ReturnType<typeof client>;
-
-async function ok<T = Record<string, unknown>>(reply: Promise<{ status: number; body: Json }>, status = 200) {
-  const { status: got, body } = await reply;
-  expect(got, JSON.stringify(body)).toBe(status);
-  return body.data as T;
-}
 
 /** Polls `check` until it answers something, failing with `what` after the deadline. */
 const eventually = <T>(what: string, check: () => Promise<T | undefined>, ms = 30_000) =>
@@ -65,41 +37,15 @@ describe.each(backends)('head office opens a store and runs it from the cloud (%
       CLOUD_RATE_LIMIT: 'false',
       LOG_LEVEL: 'info',
     };
-    const cloudConfig = { ...loadCloudConfig(cloudEnv), hashing: { memoryCost: 1024, timeCost: 1 } };
-    const bootstrap = await openStore({
-      dataDir: cloudConfig.dataDir,
-      databaseUrl: cloudConfig.databaseUrl,
-      schema: cloudConfig.databaseSchema,
-    });
-    let tenantId: string;
-    try {
-      const services = createCloudServices(cloudConfig, { store: bootstrap, clock: systemClock, newId });
-      const tenant = await services.tenancy.createTenant({
-        slug: 'newco',
-        name: 'New Co',
-        tier: 'professional',
-      });
-      tenantId = tenant.id;
-      await services.tenancy.addUser(tenant.id, {
-        email: 'owner@newco.test',
-        password: PASSWORD,
-        roles: ['tenant_admin'],
-      });
-      await services.webhooks.close();
-    } finally {
-      await bootstrap.close();
-    }
+    const tenantId = await createTenantWithAdmin(
+      cloudEnv,
+      { slug: 'newco', name: 'New Co', tier: 'professional' },
+      { email: 'owner@newco.test', password: PASSWORD },
+    );
     const cloudProcess: Started = await startProcess('cloud/main.ts', cloudEnv, /cloud listening/);
     cleanups.push(() => kill(cloudProcess.child, 'SIGTERM'));
     const cloudUrl = `http://127.0.0.1:${cloudProcess.port}`;
-    const signIn = (await (
-      await fetch(`${cloudUrl}/v1/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: 'owner@newco.test', password: PASSWORD }),
-      })
-    ).json()) as { status: { access_token: string } };
-    const cloud: Client = client(cloudUrl, signIn.status.access_token);
+    const cloud: Client = client(cloudUrl, await signIn(cloudUrl, 'owner@newco.test', PASSWORD));
 
     // The group: a brand, a region, the store, a manager with a PIN, the brand's menu.
     const brand = await ok<{ id: string }>(cloud('POST', '/v1/platform/brands', { name: 'Burgers' }), 201);

@@ -397,10 +397,12 @@ async function deliverUnderChaos(rig: Rig, events: DomainEventRow[], chaos: Chao
   });
   const chaosTimeout = started + CHAOS_MAX_MS;
   await killWorkers(rig, chaos, async () => {
-    if (!appended) return false;
+    // The kills come first: on a loaded machine a worker's start takes seconds, and the time
+    // limit alone once ended the chaos after 6 of them.
+    if (!appended || chaos.kills < MIN_KILLS) return false;
     if (performance.now() > chaosTimeout) return true;
     const { total, due } = await countDeliveries(rig);
-    return chaos.kills >= MIN_KILLS && (total - due) / expectedTotal >= CHAOS_UNTIL_DONE;
+    return (total - due) / expectedTotal >= CHAOS_UNTIL_DONE;
   });
   await appending;
   const chaosSeconds = (performance.now() - started) / 1000;

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROLLOUT_EVENTS } from '../../../shared/events.ts';
 import { bearer, loginTokens } from '../../support/cloud.ts';
 import { backends } from '../../support/stores.ts';
 import {
@@ -33,6 +34,8 @@ const SPEC_ADMIN_CATALOG = [
   ],
   ['employee', ['employee.clocked_in', 'employee.clocked_out']],
   ['loyalty', ['loyalty.points_earned', 'loyalty.points_redeemed', 'loyalty.tier_changed']],
+  // Beyond the spec's table: the fleet's software rollouts.
+  ['rollout', ROLLOUT_EVENTS],
 ] as const;
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -788,7 +791,7 @@ describe.each(backends)('admin webhook interface on %s', (backend) => {
   });
 
   describe('events catalog', () => {
-    it('is the admin catalog of the spec', async () => {
+    it('is the admin catalog of the spec, then the fleet’s rollouts', async () => {
       const response = await h.call('GET', '/events');
       expect(response.statusCode).toBe(200);
       const body = response.json() as {

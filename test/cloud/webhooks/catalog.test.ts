@@ -58,7 +58,7 @@ describe('webhook event catalogs', () => {
     expect(Object.fromEntries(namesByCategory('subscription'))).toEqual(EVENT_CATALOG);
   });
 
-  it('lists the admin interface’s table of the spec, in its order', () => {
+  it('lists the admin interface’s table of the spec, in its order, then the fleet’s rollouts', () => {
     expect(namesByCategory('admin')).toEqual([
       ['order', ['order.created', 'order.updated', 'order.completed', 'order.cancelled']],
       ['payment', ['payment.received', 'payment.failed', 'payment.refunded']],
@@ -69,8 +69,8 @@ describe('webhook event catalogs', () => {
         ['reservation.created', 'reservation.confirmed', 'reservation.cancelled', 'reservation.no_show'],
       ],
       ['employee', ['employee.clocked_in', 'employee.clocked_out']],
-      ['rollout', [...ROLLOUT_EVENTS]],
       ['loyalty', ['loyalty.points_earned', 'loyalty.points_redeemed', 'loyalty.tier_changed']],
+      ['rollout', [...ROLLOUT_EVENTS]],
     ]);
   });
 
