@@ -9,7 +9,6 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const SLOWEST = [
   'test/e2e/webhook-crash.test.ts',
   'test/e2e/sync-crash.test.ts',
-  'test/e2e/fleet-release.test.ts',
   'test/e2e/alert-escalation-restart.test.ts',
   'test/e2e/fuzz/cloud.test.ts',
   'test/cloud/webhooks/admin-routes.test.ts',
@@ -17,6 +16,7 @@ const SLOWEST = [
   'test/e2e/npm-start.test.ts',
   'test/appliance/vision/capture/capture.test.ts',
   'test/cloud/ctl/ctl.test.ts',
+  'test/e2e/fleet-release.test.ts',
   'test/appliance/vision/runtime/runtime.test.ts',
   'test/appliance/vision/pipeline/lane-eval-seed-5.test.ts',
   'test/appliance/vision/pipeline/lane-eval-seed-6.test.ts',
