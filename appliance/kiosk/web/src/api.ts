@@ -1,3 +1,5 @@
+import { readJson } from '../../../../shared/ui/http.ts';
+
 /**
  * The local API over fetch: the session's bearer token, the `{ data }` envelope unwrapped, and an
  * error envelope `{ error: { code, message, details } }` (shared/http/envelope.ts) as an ApiError.
@@ -43,17 +45,6 @@ function errorFrom(response: Response, body: unknown): ApiError {
     Array.isArray(error?.details) ? (error.details as ErrorDetail[]) : [],
     Number.isFinite(retry) && retry > 0 ? retry : null,
   );
-}
-
-async function readJson(response: Response): Promise<unknown> {
-  if (response.status === 204) return undefined;
-  const text = await response.text();
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 export function createApi(options: ApiOptions) {
@@ -116,12 +107,3 @@ export function createApi(options: ApiOptions) {
 }
 
 export type Api = ReturnType<typeof createApi>;
-
-/** A query string from the defined values only. */
-export function query(params: Record<string, string | number | undefined | null>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params))
-    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
-  const text = search.toString();
-  return text ? `?${text}` : '';
-}

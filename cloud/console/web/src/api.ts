@@ -1,3 +1,7 @@
+import { readJson } from '../../../../shared/ui/http.ts';
+
+export { query } from '../../../../shared/ui/http.ts';
+
 /**
  * The cloud's public API over fetch, as any integrator calls it: a bearer access token held in
  * memory only, renewed once through the refresh cookie when an answer is 401, then the request
@@ -59,17 +63,6 @@ function errorFrom(response: Response, body: unknown): ApiError {
   return new ApiError(response.status, code ?? `HTTP_${response.status}`, message, requestId, details);
 }
 
-async function readJson(response: Response): Promise<unknown> {
-  if (response.status === 204) return undefined;
-  const text = await response.text();
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
 export interface ApiHooks {
   token: () => string | null;
   /** Gets a new access token through the refresh cookie; null when the session is over. */
@@ -129,15 +122,6 @@ export function createApi(hooks: ApiHooks) {
 }
 
 export type Api = ReturnType<typeof createApi>;
-
-/** A query string from the defined values only. */
-export function query(params: Record<string, string | number | boolean | undefined | null>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params))
-    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
-  const text = search.toString();
-  return text ? `?${text}` : '';
-}
 
 /** Plain words for an error, with the request id when the cloud gave one. */
 export function describeError(error: unknown): { message: string; requestId: string | null } {
