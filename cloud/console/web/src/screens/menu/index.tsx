@@ -1,12 +1,6 @@
-import { Empty, Page } from '../../components/ui.tsx';
+/** The brands' menus: items, prices and availability, published to every store with its progress. */
 import type { Route } from '../../router.ts';
+import { MenuScreen } from './menu-screen.tsx';
+import './menu.css';
 
-function Screen0() {
-  return (
-    <Page title="Menu">
-      <Empty title="Not built yet" />
-    </Page>
-  );
-}
-
-export const menuRoutes: Route[] = [{ path: '/menu', title: 'Menu', screen: Screen0 }];
+export const menuRoutes: Route[] = [{ path: '/menu', title: 'Menu', screen: MenuScreen }];

@@ -1,23 +1,10 @@
-import { Empty, Page } from '../../components/ui.tsx';
+/** Orders across the tenant's stores and one order in detail, with head office's void and refund. */
 import type { Route } from '../../router.ts';
-
-function Screen0() {
-  return (
-    <Page title="Orders">
-      <Empty title="Not built yet" />
-    </Page>
-  );
-}
-
-function Screen1() {
-  return (
-    <Page title="Order">
-      <Empty title="Not built yet" />
-    </Page>
-  );
-}
+import { OrderScreen } from './order-detail.tsx';
+import { OrdersScreen } from './orders-list.tsx';
+import './orders.css';
 
 export const orderRoutes: Route[] = [
-  { path: '/orders', title: 'Orders', screen: Screen0 },
-  { path: '/orders/:id', title: 'Order', screen: Screen1 },
+  { path: '/orders', title: 'Orders', screen: OrdersScreen },
+  { path: '/orders/:id', title: 'Order', screen: OrderScreen },
 ];
