@@ -1,23 +1,10 @@
-import { Empty, Page } from '../../components/ui.tsx';
+/** The Stores area: the fleet's list of stores and each store's page. */
 import type { Route } from '../../router.ts';
-
-function Screen0() {
-  return (
-    <Page title="Stores">
-      <Empty title="Not built yet" />
-    </Page>
-  );
-}
-
-function Screen1() {
-  return (
-    <Page title="Store">
-      <Empty title="Not built yet" />
-    </Page>
-  );
-}
+import { StoresScreen } from './list.tsx';
+import { StorePage } from './store-page.tsx';
+import './stores.css';
 
 export const storeRoutes: Route[] = [
-  { path: '/stores', title: 'Stores', screen: Screen0 },
-  { path: '/stores/:id', title: 'Store', screen: Screen1 },
+  { path: '/stores', title: 'Stores', screen: StoresScreen },
+  { path: '/stores/:id', title: 'Store', screen: StorePage },
 ];
