@@ -134,6 +134,8 @@ export function createRecordService(deps: RecordDeps) {
       return { created: row.id === id, invoice: toInvoice(row) };
     },
 
+    listInvoices: async (tenantId: string, limit: number) =>
+      (await store.invoices(db, tenantId, limit)).map(toInvoice),
     listRefunds: async (tenantId: string, limit: number) =>
       (await store.refunds(db, tenantId, limit)).map(toRefund),
     async createRefund(tenantId: string, input: NewRefund) {

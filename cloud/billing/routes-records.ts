@@ -41,6 +41,21 @@ export async function recordRoutes(app: FastifyInstance, billing: BillingService
   );
 
   r.get(
+    '/invoices',
+    {
+      schema: {
+        ...doc(
+          'Invoices, newest first',
+          'As the payment processor reported them (POST /invoices, /invoices/record).',
+        ),
+        querystring: r2.LimitQuerySchema,
+        response: { 200: ListOf(r2.InvoiceSchema), ...billingErrors(400, 401, 403) },
+      },
+    },
+    async (request) => ({ items: await billing.listInvoices(tenant(request), request.query.limit) }),
+  );
+
+  r.get(
     '/refunds',
     {
       schema: {

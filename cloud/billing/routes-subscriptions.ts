@@ -5,6 +5,7 @@ import * as s from './schemas.ts';
 import {
   DunningFailureSchema,
   DunningSchema,
+  LimitQuerySchema,
   UsageSummaryQuerySchema,
   UsageSummarySchema,
 } from './schemas-records.ts';
@@ -28,6 +29,18 @@ export async function subscriptionRoutes(app: FastifyInstance, billing: BillingS
     },
     async (request, reply) =>
       reply.code(201).send(await billing.createSubscription(tenant(request), request.body)),
+  );
+
+  r.get(
+    '/subscriptions',
+    {
+      schema: {
+        ...doc('The tenant’s subscriptions, newest first', 'Usually one: the plan the tenant pays for.'),
+        querystring: LimitQuerySchema,
+        response: { 200: s.ListOf(Subscription), ...s.billingErrors(400, 401, 403) },
+      },
+    },
+    async (request) => ({ items: await billing.listSubscriptions(tenant(request), request.query.limit) }),
   );
 
   r.get(

@@ -104,6 +104,8 @@ export function createBillingService(deps: BillingDeps) {
       });
       return toSubscription(row);
     },
+    listSubscriptions: async (tenantId: string, limit: number) =>
+      (await store.subscriptions(db, tenantId, limit)).map(toSubscription),
     getSubscription: async (tenantId: string, id: string) =>
       toSubscription(await subscriptionRow(tenantId, id)),
 

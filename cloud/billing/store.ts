@@ -149,6 +149,25 @@ export const recordInvoice = (db: Db, row: InvoiceRow, present: ReadonlyArray<ke
 export const insertRefund = (db: Db, row: RefundRow) =>
   db.insertInto('billing_refunds').values(row).returningAll().executeTakeFirstOrThrow();
 
+/** The tenant's invoices, newest first (ids are time-ordered UUIDv7). */
+export const invoices = (db: Db, tenantId: string, limit: number) =>
+  db
+    .selectFrom('billing_invoices')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+
+export const subscriptions = (db: Db, tenantId: string, limit: number) =>
+  db
+    .selectFrom('billing_subscriptions')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+
 export const refunds = (db: Db, tenantId: string, limit: number) =>
   db
     .selectFrom('billing_refunds')

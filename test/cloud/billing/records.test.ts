@@ -77,6 +77,22 @@ describe.each(backends)('invoices, refunds and events on %s', (backend) => {
     );
   });
 
+  it('lists the tenant’s invoices and subscriptions newest first, and none of another tenant’s', async () => {
+    const sub = await createSubscription(c.adminA);
+    const first = ok(
+      await c.adminA('POST', '/v1/billing/invoices', invoiceBody({ subscription_id: sub.id })),
+      201,
+    );
+    const second = ok(await c.adminA('POST', '/v1/billing/invoices', invoiceBody()), 201);
+    const invoices = ok(await c.adminA('GET', '/v1/billing/invoices?limit=2')).items;
+    expect(invoices.map((i: { id: string }) => i.id)).toEqual([second.id, first.id]);
+    const subscriptions = ok(await c.adminA('GET', '/v1/billing/subscriptions')).items;
+    expect(subscriptions.map((s: { id: string }) => s.id)).toContain(sub.id);
+    expect(ok(await c.adminB('GET', '/v1/billing/invoices')).items).toEqual([]);
+    expect(ok(await c.adminB('GET', '/v1/billing/subscriptions')).items).toEqual([]);
+    fails(await c.adminA('GET', '/v1/billing/invoices?limit=0'), 400, 'validation_error');
+  });
+
   it('records refunds and lists them newest first with a limit', async () => {
     const invoice = ok(await c.adminA('POST', '/v1/billing/invoices', invoiceBody()), 201);
     const first = ok(
