@@ -93,8 +93,15 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    // The kiosk's browser UI is its own TypeScript project with its own node_modules.
-    exclude: { path: ['node_modules', '^dist/', '^appliance/kiosk/web/(node_modules|dist)/'] },
+    // The kiosk's and the console's browser UIs are TypeScript projects of their own.
+    exclude: {
+      path: [
+        'node_modules',
+        '^dist/',
+        '^appliance/kiosk/web/(node_modules|dist)/',
+        '^cloud/console/web/(node_modules|dist)/',
+      ],
+    },
     // Type-only imports are kept, and told apart, so the cycle rule can exempt them.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

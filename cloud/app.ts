@@ -9,7 +9,9 @@ import { CHAT_WS_PATH, chatRoutes } from './chat/index.ts';
 import { cockpitRoutes, FEED_PATH } from './cockpit/index.ts';
 import { commerceOpsRoutes, commerceRoutes } from './commerce/index.ts';
 import type { CloudConfig } from './config.ts';
+import { consoleRoutes } from './console/index.ts';
 import { iotRoutes, mdmRoutes } from './devices/index.ts';
+import { fleetOverviewRoutes } from './fleet-overview/index.ts';
 import {
   authPlugin,
   createMemoryRateLimiter,
@@ -70,7 +72,9 @@ function rateLimitOptions(config: CloudConfig, deps: AppDeps, services: CloudSer
     clock: deps.clock,
     async resolve(request: FastifyRequest) {
       const route = request.routeOptions.url;
-      if (route === undefined || UNLIMITED.has(route) || route.startsWith('/docs')) return undefined;
+      if (route === undefined || UNLIMITED.has(route)) return undefined;
+      // Static pages: loading one is a dozen files, which should not eat into the API's budget.
+      if (route.startsWith('/docs') || route.startsWith('/console')) return undefined;
       // Appliances are admitted by sync itself (429 with Retry-After when it is busy), not by tier.
       if (request.headers.authorization?.startsWith('Appliance ')) return undefined;
       if (request.claims) {
@@ -103,12 +107,25 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
   // Where to start: a browser goes to the docs, an API client gets the links and the API's areas.
   await app.register(rootRoutes, {
     home: '/docs',
-    links: { docs: '/docs', openapi: '/openapi.json', health: '/health', metrics: '/metrics' },
+    links: {
+      docs: '/docs',
+      openapi: '/openapi.json',
+      health: '/health',
+      metrics: '/metrics',
+      console: '/console/',
+    },
   });
+  await app.register(consoleRoutes, { distDir: config.console.distDir });
 
   await app.register(wellKnownRoutes, { identity: services.identity });
-  await app.register(identityRoutes, { prefix: '/v1/auth', identity: services.identity });
-  await app.register(ssoRoutes, { prefix: '/v1/auth', flow: services.sso.flow, publicUrl: config.publicUrl });
+  const { refreshTtlSeconds } = config;
+  await app.register(identityRoutes, { prefix: '/v1/auth', identity: services.identity, refreshTtlSeconds });
+  await app.register(ssoRoutes, {
+    prefix: '/v1/auth',
+    flow: services.sso.flow,
+    publicUrl: config.publicUrl,
+    refreshTtlSeconds,
+  });
   await app.register(platformRoutes, { prefix: '/v1/platform', services });
   await app.register(syncRoutes, { prefix: '/v1/sync', sync: services.sync });
   const webhookOptions = {
@@ -130,6 +147,7 @@ export async function buildApp(config: CloudConfig, deps: AppDeps): Promise<Fast
   app.addHook('onReady', async () => services.releases.start());
   app.addHook('onClose', async () => services.releases.close());
   await app.register(iotRoutes, { prefix: '/v1/iot', devices: services.devices });
+  await app.register(fleetOverviewRoutes, { prefix: '/v1/fleet', overview: services.fleetOverview });
   await app.register(incidentRoutes, { prefix: '/v1/incidents', incidents: services.incidents });
   await app.register(billingRoutes, { prefix: '/v1/billing', billing: services.billing });
   await app.register(commerceRoutes, {

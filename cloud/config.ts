@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import {
   type Settings,
   type SettingsSection,
@@ -69,6 +70,7 @@ export interface CloudConfig {
   chat: ChatConfig;
   incidentFlow: IncidentFlowConfig;
   sso: SsoConfig;
+  console: { distDir: string };
 }
 
 export { ConfigError };
@@ -339,6 +341,15 @@ export const CLOUD_SETTINGS = {
     max: 16_384,
     description: 'largest appliance release archive (MB) an upload may carry',
   },
+  consoleDir: {
+    name: 'CLOUD_CONSOLE_DIR',
+    type: 'text',
+    default: undefined,
+    defaultText: '`cloud/console/web/dist`',
+    format: 'a folder',
+    description:
+      'the built fleet console served at `/console/` (503 `CONSOLE_NOT_BUILT` with what to run when it is missing)',
+  },
   platformServiceUrl: {
     name: 'PLATFORM_SERVICE_URL',
     type: 'text',
@@ -400,6 +411,9 @@ function checked(env: Env, setting: TextSetting, accepts: (value: string) => boo
   const shown = setting.secret ? raw.replace(/\/\/[^@]*@/, '//***@') : raw;
   throw new ConfigError(`${setting.name} must be ${setting.format}, got "${shown}"`);
 }
+
+/** Where `npm run console:build` puts the fleet console (also right from the bundle in dist/). */
+const BUILT_CONSOLE_DIR = fileURLToPath(new URL('../cloud/console/web/dist', import.meta.url));
 
 const httpUrl = (value: string) => URL.canParse(value) && /^https?:\/\//.test(value);
 
@@ -496,6 +510,7 @@ export function loadCloudConfig(env: Env): CloudConfig {
     chat: loadChatConfig(env),
     sso: loadSsoConfig(env),
     incidentFlow: loadIncidentFlowConfig(env),
+    console: { distDir: read(env, S.consoleDir) ?? BUILT_CONSOLE_DIR },
     devices: { certificateDays: read(env, S.certificateDays) },
   };
 }

@@ -21,6 +21,7 @@ import type { CloudConfig } from './config.ts';
 import type { Store } from './db/index.ts';
 import { createDeviceService } from './devices/index.ts';
 import { createEventLog } from './events/index.ts';
+import { createFleetOverview } from './fleet-overview/index.ts';
 import {
   applianceCredentials,
   commerceStores,
@@ -28,6 +29,7 @@ import {
   linkAiopsMetrics,
   linkAlertIncidents,
   linkCommerce,
+  linkConsoleFrames,
   linkEdgeAlerts,
   linkPnl,
   linkStaffSync,
@@ -40,6 +42,7 @@ import {
   menuLookups,
   pnlStaffExists,
   pnlStructure,
+  publicationFrames,
   staffOf,
   storeEdits,
   tenantActive,
@@ -87,6 +90,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
   const audit = createAuditLog({ db: store.db, clock, newId });
   const events = createEventLog();
   const relay = createRelay({ redis: deps.redis, log: logOf('relay'), namespace: deps.relayNamespace });
+  const consoleFeed = createConsoleFeed(relay);
 
   const tenancy = createTenancyService({
     ...base,
@@ -156,6 +160,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     locationExists: locationExists(tenancy),
   });
   linkVision(sync, vision);
+  const fleetOverview = createFleetOverview({ tenancy, sync, devices, vision });
   const structure = pnlStructure(tenancy);
   const pnl = createPnlService({ db: store.db, structure });
   const pnlLedger = createLedgerService({
@@ -175,6 +180,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     editStore: storeEdits(sync),
     ...menuLookups(tenancy, sync),
     log: logOf('menu'),
+    onProgress: publicationFrames(consoleFeed),
     parallelStores: store.dialect === 'pg' ? 4 : 1,
   });
   linkStoreMenus(sync, menu);
@@ -193,7 +199,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     ...base,
     log: logOf('cockpit'),
     options: config.cockpit,
-    feed: createConsoleFeed(relay),
+    feed: consoleFeed,
     ...signedIn,
   });
   const notify = createNotifyService({
@@ -212,6 +218,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     oncall,
   });
   linkEdgeAlerts(events, alerting, logOf('edge-alerts'));
+  linkConsoleFrames(consoleFeed, { alerting, sync });
   const rollouts = createRolloutService({
     ...base,
     log: logOf('rollouts'),
@@ -290,6 +297,7 @@ export function createCloudServices(config: CloudConfig, deps: CloudDeps) {
     incidents,
     visionModels,
     vision,
+    fleetOverview,
     billing,
     pnl,
     pnlLedger,

@@ -15,6 +15,7 @@ import { startCloud } from '../cloud/main.ts';
 import type { CloudServices } from '../cloud/services.ts';
 import { deviceTopic } from '../shared/mqtt/topics.ts';
 import { stopOnSignal } from '../shared/process/stop-on-signal.ts';
+import { ensureConsoleBuilt } from './console/build-ui.ts';
 import { type DemoStaff, seedDemoAppliance } from './demo-appliance.ts';
 import { startDemoCameras } from './demo-cameras.ts';
 import { DEMO_MENU_SIZE, DEMO_STOCK, seedDemoMenu } from './demo-menu.ts';
@@ -204,6 +205,7 @@ function banner(url: string, chosenPort: string) {
     '',
     `Cloud gateway   ${url}${chosenPort}`,
     `API docs        ${url}/docs`,
+    `Fleet console   ${url}/console/   (sign in as ${DEMO.admin.email} / ${DEMO.admin.password})`,
     `Health          ${url}/health`,
     '',
     `Demo admin      ${DEMO.admin.email} / ${DEMO.admin.password} (tenant "${DEMO.tenant.slug}")`,
@@ -301,6 +303,8 @@ async function main() {
   // The operator UI the appliance serves at /kiosk/: built on first start (a few seconds), and
   // again only when its sources changed.
   if (await ensureKioskBuilt({ quiet: true })) process.stdout.write('start: built the kiosk UI\n');
+  // The fleet console the cloud serves at /console/, likewise.
+  if (await ensureConsoleBuilt({ quiet: true })) process.stdout.write('start: built the fleet console\n');
   const requested = config.port;
   const fallback = process.env.CLOUD_PORT === undefined && !(await portIsFree(requested, config.host));
   const cloud = await startCloud({ ...config, port: fallback ? 0 : requested }, { beforeListen: seedDemo });

@@ -19,7 +19,7 @@ import { createFeedSocket } from './socket.ts';
 export type { ApprovalRequest, Decision, DecisionEvent, DecisionListener } from './approvals.ts';
 export { type ConsoleFeed, type ConsoleFrame, createConsoleFeed } from './feed.ts';
 export { cockpitRoutes } from './routes.ts';
-export { FEED_PATH } from './socket.ts';
+export { FEED_PATH, FEED_ROLES } from './socket.ts';
 export type { AgentSettings, Approval } from './views.ts';
 
 export interface CockpitDeps {
@@ -52,7 +52,10 @@ export function createCockpitService(deps: CockpitDeps) {
     metrics: createAiMetrics({ db, clock: deps.clock }),
     /** Serves the console feed's WebSocket on the app's server. */
     attach: (server: Server) => socket.attach(server),
-    close: () => socket.close(),
+    close: () => {
+      socket.close();
+      deps.feed.close();
+    },
   };
 }
 

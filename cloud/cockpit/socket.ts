@@ -1,17 +1,21 @@
 /**
  * The console feed over WebSocket at /api/internal/cockpit/feed: the first frame is
- * `{type: 'auth', token}` (like chat); a cockpit operator then receives the tenant's frames from the
- * console hub (alert notifications, approvals created and decided). Only this path's upgrades are
- * handled; other listeners (chat's /api/v1/chat/ws) take theirs.
+ * `{type: 'auth', token}` (like chat); a cockpit operator or one of the tenant's administrators (the
+ * fleet console's users) then receives the tenant's frames from the console hub (alert
+ * notifications and state changes, approvals, rollouts, stores, publications). Only this path's
+ * upgrades are handled; other listeners (chat's /api/v1/chat/ws) take theirs.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { PLATFORM_ADMIN_ROLES, type Role } from '../../shared/roles.ts';
 import type { SessionService, TokenService } from '../identity/index.ts';
 import type { ConsoleFeed } from './feed.ts';
 
 export const FEED_PATH = '/api/internal/cockpit/feed';
+/** Who may listen: the operations console's operators, and those who manage the tenant. */
+export const FEED_ROLES: readonly Role[] = ['cockpit_operator', ...PLATFORM_ADMIN_ROLES];
 /** Close codes: 4000 + the HTTP status each stands for. */
 export const CLOSE = { unauthenticated: 4401, forbidden: 4403, timeout: 4408 } as const;
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
@@ -31,7 +35,7 @@ export function createFeedSocket(deps: FeedSocketDeps) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const servers = new Set<Server>();
 
-  /** The token's principal when it is a live cockpit operator's; otherwise the close code. */
+  /** The token's principal when it is a live session of a feed role; otherwise the close code. */
   async function authenticate(token: unknown): Promise<Principal | number> {
     if (typeof token !== 'string' || token === '') return CLOSE.unauthenticated;
     const claims = await deps.tokens.verifyAccess(token).catch(() => undefined);
@@ -39,7 +43,7 @@ export function createFeedSocket(deps: FeedSocketDeps) {
     const session = await deps.sessions.activeState(claims.session_id);
     if (!session || session.tenant_id !== claims.tenant_id || session.user_id !== claims.sub)
       return CLOSE.unauthenticated;
-    if (!claims.roles.includes('cockpit_operator')) return CLOSE.forbidden;
+    if (!claims.roles.some((role) => FEED_ROLES.includes(role as Role))) return CLOSE.forbidden;
     return { tenantId: claims.tenant_id, userId: claims.sub, sessionId: claims.session_id };
   }
 
@@ -85,10 +89,7 @@ export function createFeedSocket(deps: FeedSocketDeps) {
       authenticate(frame.token).then(
         (result) => {
           if (typeof result === 'number')
-            return socket.close(
-              result,
-              result === CLOSE.forbidden ? 'cockpit_operator only' : 'invalid token',
-            );
+            return socket.close(result, result === CLOSE.forbidden ? 'not a console role' : 'invalid token');
           if (socket.readyState === socket.OPEN) serve(socket, result);
         },
         (error: unknown) => {

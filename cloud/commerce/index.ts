@@ -9,6 +9,7 @@ export { recordCalendars } from './calendar.ts';
 export { createMenuService, type MenuService } from './menu.ts';
 export { commerceOpsRoutes } from './ops-routes.ts';
 export { recordOrderItems, recordOrders, recordPayments, type Where, type Written } from './projection.ts';
+export type { PublicationStep } from './publisher.ts';
 export { commerceRoutes } from './routes.ts';
 export { createSalesService, type SalesService, type StoreDirectory, type StoreInfo } from './sales.ts';
 export { type CommerceService, createCommerceService, type StoreEdit } from './service.ts';

@@ -19,8 +19,20 @@ export interface PublisherDeps {
   brandOfLocation(tenantId: string, locationId: string): Promise<string | null | undefined>;
   pulledCursors(tenantId: string, locationIds: readonly string[]): Promise<Map<string, number>>;
   log?: { warn(object: object, message: string): void } | undefined;
+  /** Told as a publication starts, as each of its stores is written, and once all are. Must not throw. */
+  onProgress?: ((tenantId: string, progress: PublicationStep) => void) | undefined;
   /** Stores written at once while publishing (PostgreSQL takes several; SQLite has one writer). */
   parallelStores?: number | undefined;
+}
+
+/** Where a publication stands as the publisher writes it; whether stores pulled it is `progress`. */
+export interface PublicationStep {
+  id: string;
+  brand_id: string;
+  change: string;
+  state: 'publishing' | 'published';
+  stores_total: number;
+  stores_written: number;
 }
 
 type StoreState = 'queued' | 'pending' | 'applied';
@@ -69,17 +81,32 @@ export function createPublisher(deps: PublisherDeps) {
     });
   }
 
+  function tell(publication: PublicationRow, state: PublicationStep['state'], written: number) {
+    deps.onProgress?.(publication.tenant_id, {
+      id: publication.id,
+      brand_id: publication.brand_id,
+      change: publication.change,
+      state,
+      stores_total: (JSON.parse(publication.location_ids) as string[]).length,
+      stores_written: written,
+    });
+  }
+
   async function fanOut(publication: PublicationRow) {
     const written = new Set(
       (await store.publicationStores(publication.tenant_id, publication.id)).map((s) => s.location_id),
     );
     const queue = (JSON.parse(publication.location_ids) as string[]).filter((id) => !written.has(id));
     const worker = async () => {
-      for (let next = queue.shift(); next !== undefined; next = queue.shift())
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
         await writeStore(publication, next);
+        written.add(next);
+        tell(publication, 'publishing', written.size);
+      }
     };
     await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, worker));
     await store.finishPublication(publication.tenant_id, publication.id, now());
+    tell(publication, 'published', written.size);
   }
 
   /** Runs a publication after the brand's earlier ones; a failure is logged and left for `resume`. */
@@ -147,6 +174,7 @@ export function createPublisher(deps: PublisherDeps) {
         published_at: null,
       };
       await store.insertPublication(publication);
+      tell(publication, 'publishing', 0);
       schedule(publication);
       return { id: publication.id, state: 'publishing' as const, stores_total: stores.length };
     },

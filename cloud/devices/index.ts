@@ -33,5 +33,6 @@ export async function mdmRoutes(app: FastifyInstance, options: { devices: Device
   await app.register(certificateRoutes, { devices: options.devices });
 }
 export type { StoreDevice } from './registry.ts';
+export { EXPIRING_DAYS, type StoreDeviceSummary } from './summaries.ts';
 export type { CommandKind, DeviceTables } from './tables.ts';
 export type { StoreMinute } from './telemetry.ts';

@@ -9,6 +9,7 @@ import { createCommands } from './commands.ts';
 import type { DeviceContext, DeviceOptions } from './context.ts';
 import { createRegistry } from './registry.ts';
 import { createRevocationNotices } from './revocation-notices.ts';
+import { createSummaries } from './summaries.ts';
 import { createTelemetry } from './telemetry.ts';
 
 export interface DeviceServiceDeps {
@@ -45,6 +46,7 @@ export function createDeviceService(deps: DeviceServiceDeps) {
     ...createCertificates(context),
     ...createCommands(context),
     ...createTelemetry(context),
+    ...createSummaries(context),
   };
 }
 

@@ -18,7 +18,9 @@ import { createIdentityStore } from './store.ts';
 import { createLoginThrottle } from './throttle.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, createTokenService } from './tokens.ts';
 
+export { createRefreshTransport, RefreshTransportHeadersSchema } from './cookie.ts';
 export { identityRoutes, wellKnownRoutes } from './routes.ts';
+export { LoginResultSchema } from './schemas.ts';
 
 export interface IdentityOptions {
   store: Store;

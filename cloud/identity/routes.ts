@@ -1,14 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authStatus, Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
-import {
-  JwksSchema,
-  LoginResultSchema,
-  PinLoginSchema,
-  pinCredentials,
-} from '../../shared/identity/schemas.ts';
+import { JwksSchema, PinLoginSchema, pinCredentials } from '../../shared/identity/schemas.ts';
 import { requireAuth } from '../gateway/index.ts';
+import { createRefreshTransport, RefreshTransportHeadersSchema as headers } from './cookie.ts';
 import type { Identity } from './index.ts';
 import * as schemas from './schemas.ts';
 import type { ClientContext } from './sessions.ts';
@@ -25,9 +21,17 @@ const client = (
 });
 
 const tags = ['auth'];
-const loginResponses = { 200: LoginResultSchema, ...errorResponses(400, 401, 403, 423, 429) };
+const loginResponses = { 200: schemas.LoginResultSchema, ...errorResponses(400, 401, 403, 423, 429) };
 
-export async function identityRoutes(app: FastifyInstance, { identity }: { identity: Identity }) {
+export interface IdentityRoutesOptions {
+  identity: Identity;
+  /** How long a refresh token lives: the cookie that carries one lives as long. */
+  refreshTtlSeconds: number;
+}
+
+export async function identityRoutes(app: FastifyInstance, opts: IdentityRoutesOptions) {
+  const { identity } = opts;
+  const transport = createRefreshTransport(opts.refreshTtlSeconds);
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const signedIn = { onRequest: app.authenticate(), schema: { security: [{ bearer: [] }] } };
 
@@ -37,11 +41,12 @@ export async function identityRoutes(app: FastifyInstance, { identity }: { ident
       schema: {
         tags,
         summary: 'Log in with email and password',
+        headers,
         body: schemas.PasswordLoginSchema,
         response: loginResponses,
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { email, password, tenant_slug } = request.body;
       const result = await identity.login.login({
         method: 'password',
@@ -50,7 +55,7 @@ export async function identityRoutes(app: FastifyInstance, { identity }: { ident
         tenantSlug: tenant_slug,
         client: client(request, request.body),
       });
-      return authStatus(request.id, result);
+      return authStatus(request.id, transport.deliver(request, reply, result));
     },
   );
 
@@ -60,11 +65,12 @@ export async function identityRoutes(app: FastifyInstance, { identity }: { ident
       schema: {
         tags,
         summary: 'Staff PIN login for terminals',
+        headers,
         body: PinLoginSchema,
         response: loginResponses,
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { identifier, pin } = pinCredentials(request.body);
       const { tenant_slug, location_id } = request.body;
       const result = await identity.login.login({
@@ -75,7 +81,7 @@ export async function identityRoutes(app: FastifyInstance, { identity }: { ident
         locationId: location_id,
         client: client(request, request.body),
       });
-      return authStatus(request.id, result);
+      return authStatus(request.id, transport.deliver(request, reply, result));
     },
   );
 
@@ -85,13 +91,14 @@ export async function identityRoutes(app: FastifyInstance, { identity }: { ident
       schema: {
         tags,
         summary: 'Answer an MFA challenge with a TOTP code',
+        headers,
         body: schemas.MfaVerifySchema,
         response: { 200: schemas.TokensResultSchema, ...errorResponses(400, 401, 403, 423, 429) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const result = await identity.login.verifyMfa(request.body.challenge_id, request.body.code, request.ip);
-      return authStatus(request.id, result);
+      return authStatus(request.id, transport.deliver(request, reply, result));
     },
   );
 
@@ -101,12 +108,18 @@ export async function identityRoutes(app: FastifyInstance, { identity }: { ident
       schema: {
         tags,
         summary: 'Exchange a refresh token for a new pair (rotation)',
+        description:
+          'With X-Refresh-Token-Transport: cookie the body may be left out: the refresh_token cookie is spent, and the new one is set in its place.',
+        headers,
         body: schemas.RefreshSchema,
         response: { 200: schemas.TokensResultSchema, ...errorResponses(400, 401) },
       },
     },
-    async (request) =>
-      authStatus(request.id, await identity.sessions.refresh(request.body.refresh_token, request.ip)),
+    async (request, reply) => {
+      const token = transport.tokenOf(request, request.body.refresh_token);
+      const result = await identity.sessions.refresh(token, request.ip);
+      return authStatus(request.id, transport.deliver(request, reply, result));
+    },
   );
 
   r.get(
@@ -131,6 +144,7 @@ export async function identityRoutes(app: FastifyInstance, { identity }: { ident
         ...signedIn.schema,
         tags,
         summary: 'Create another session for the caller (another device or tenant)',
+        headers,
         body: Type.Optional(schemas.ForkSessionSchema),
         response: { 201: schemas.TokensResultSchema, ...errorResponses(400, 401, 403) },
       },
@@ -142,15 +156,19 @@ export async function identityRoutes(app: FastifyInstance, { identity }: { ident
         client: client(request, body),
       });
       reply.code(201);
-      return authStatus(request.id, result);
+      return authStatus(request.id, transport.deliver(request, reply, result));
     },
   );
 
-  const endSession = async (request: FastifyRequest) =>
-    envelope(request.id, await identity.sessions.end(requireAuth(request).sessionId, 'logout'));
+  const endSession = async (request: FastifyRequest, reply: FastifyReply) => {
+    const ended = await identity.sessions.end(requireAuth(request).sessionId, 'logout');
+    transport.clear(request, reply);
+    return envelope(request.id, ended);
+  };
   const endSchema = {
     ...signedIn.schema,
     tags,
+    headers,
     response: { 200: Envelope(schemas.SessionSchema), ...errorResponses(401) },
   };
   r.delete(

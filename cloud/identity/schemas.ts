@@ -1,6 +1,11 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { MetaSchema } from '../../shared/http/envelope.ts';
-import { LoginDeviceFields, LoginSuccessSchema, TenantSlugSchema } from '../../shared/identity/schemas.ts';
+import {
+  LoginDeviceFields,
+  LoginSuccessSchema,
+  LoginResultSchema as SharedLoginResultSchema,
+  TenantSlugSchema,
+} from '../../shared/identity/schemas.ts';
 import { MemberSchema } from '../tenancy/index.ts';
 
 const Code = Type.String({ pattern: '^[0-9]{6}$', description: '6-digit TOTP code' });
@@ -21,7 +26,16 @@ export const MfaVerifySchema = Type.Object(
   { additionalProperties: false },
 );
 export const RefreshSchema = Type.Object(
-  { refresh_token: Type.String({ minLength: 1, maxLength: 4096 }) },
+  {
+    refresh_token: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 4096,
+        description:
+          'Required, unless X-Refresh-Token-Transport: cookie sends it in the refresh_token cookie',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export const ForkSessionSchema = Type.Object(
@@ -33,7 +47,23 @@ export const ForkSessionSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const TokensResultSchema = Type.Object({ status: LoginSuccessSchema, meta: MetaSchema });
+/**
+ * A token pair as the cloud answers it: a browser that keeps its refresh token in the http-only
+ * cookie (cookie.ts) gets none in the body, where any script on its page could read it.
+ */
+const TokenPairSchema = Type.Object({
+  ...LoginSuccessSchema.properties,
+  refresh_token: Type.Optional(
+    Type.String({ description: 'Absent with X-Refresh-Token-Transport: cookie: the cookie holds it' }),
+  ),
+});
+const [, MfaRequiredSchema] = SharedLoginResultSchema.properties.status.anyOf;
+
+export const LoginResultSchema = Type.Object({
+  status: Type.Union([TokenPairSchema, MfaRequiredSchema]),
+  meta: MetaSchema,
+});
+export const TokensResultSchema = Type.Object({ status: TokenPairSchema, meta: MetaSchema });
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 export const SessionSchema = Type.Object({

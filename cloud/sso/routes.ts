@@ -3,8 +3,12 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authStatus, Envelope, envelope, errorResponses } from '../../shared/http/envelope.ts';
 import { assertNoNul } from '../../shared/http/validation.ts';
-import { LoginResultSchema } from '../../shared/identity/schemas.ts';
-import type { ClientContext } from '../identity/index.ts';
+import {
+  type ClientContext,
+  createRefreshTransport,
+  LoginResultSchema,
+  RefreshTransportHeadersSchema,
+} from '../identity/index.ts';
 import type { SignInFlow } from './flow.ts';
 import { samlEndpoints } from './providers.ts';
 import * as schemas from './schemas.ts';
@@ -32,9 +36,10 @@ const client = (
  */
 export async function ssoRoutes(
   app: FastifyInstance,
-  opts: { flow: SignInFlow; publicUrl: string | undefined },
+  opts: { flow: SignInFlow; publicUrl: string | undefined; refreshTtlSeconds: number },
 ) {
   const { flow } = opts;
+  const transport = createRefreshTransport(opts.refreshTtlSeconds);
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   // The IdP's browser POST to the ACS is a form; nothing else in this scope takes one.
   app.addContentTypeParser(
@@ -124,13 +129,15 @@ export async function ssoRoutes(
         summary: 'Finish an SSO or social sign-in: code and state for our token pair',
         description:
           'The login result, as POST /v1/auth/login answers it (mfa_required when the user has MFA). A state is good once and for SSO_LOGIN_TTL_SECONDS; PKCE, nonce, audience, issuer and signature are checked.',
+        headers: RefreshTransportHeadersSchema,
         body: schemas.CallbackSchema,
         response: { 200: LoginResultSchema, ...errorResponses(400, 401, 403, 409, 429, 502) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { state, code, iss } = request.body;
-      return authStatus(request.id, await flow.complete({ state, code, iss }, client(request, request.body)));
+      const result = await flow.complete({ state, code, iss }, client(request, request.body));
+      return authStatus(request.id, transport.deliver(request, reply, result));
     },
   );
 

@@ -4,4 +4,5 @@
  */
 export { syncRoutes } from './routes.ts';
 export { type CloudEdit, type CloudEditResult, createSyncService, type SyncService } from './service.ts';
+export type { SyncStatus } from './status.ts';
 export type { SyncTables } from './tables.ts';

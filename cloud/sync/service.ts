@@ -27,6 +27,7 @@ import { CLOUD_DOC_CLIENT, rowKey, toRowState } from './apply.ts';
 import type { FeedPage } from './feed-json.ts';
 import { createGroupCommit } from './group-commit.ts';
 import { createPushApplier, notifyObservers, type RowObserver } from './push.ts';
+import { createSyncStatus } from './status.ts';
 import { createSyncStore, type Scope } from './store.ts';
 import type { SyncRowRow } from './tables.ts';
 import { createTriggerChannel, queueReport } from './triggers.ts';
@@ -87,7 +88,6 @@ const DEFAULT_OPTIONS: SyncOptions = {
   maxConcurrentPushes: 8,
   onlineWindowSeconds: 90,
 };
-const CONFLICT_WINDOW_MS = 24 * 3600_000;
 const PUSH_ATTEMPTS = 3;
 
 /**
@@ -245,9 +245,18 @@ export function createSyncService(deps: SyncDeps) {
     onlineWindowSeconds: options.onlineWindowSeconds,
   });
 
+  const health = createSyncStatus({
+    queries,
+    db,
+    clock,
+    onlineWindowSeconds: options.onlineWindowSeconds,
+    locationExists: deps.locationExists,
+  });
+
   return {
     ...credentials,
     ...channel,
+    ...health,
 
     /** Lets another module act on a table's rows in the transaction that applies a push of them. */
     observe(table: SyncTableName, observer: RowObserver) {
@@ -438,38 +447,6 @@ export function createSyncService(deps: SyncDeps) {
           },
         ]);
       }
-    },
-
-    async status(tenantId: string, locationId: string) {
-      const scope = { tenantId, locationId };
-      if (!(await deps.locationExists(tenantId, locationId)))
-        throw new NotFoundError('Location', 'LOCATION_NOT_FOUND');
-      const location = await queries.location(db, scope);
-      const at = clock.now();
-      const counts = await queries.countsSince(
-        db,
-        scope,
-        new Date(at.getTime() - CONFLICT_WINDOW_MS).toISOString(),
-      );
-      const seenAt = location?.last_seen_at ? Date.parse(location.last_seen_at) : undefined;
-      const oldest = location?.oldest_pending_at ? Date.parse(location.oldest_pending_at) : undefined;
-      return {
-        location_id: locationId,
-        online: seenAt !== undefined && at.getTime() - seenAt <= options.onlineWindowSeconds * 1000,
-        last_seen_at: location?.last_seen_at ?? null,
-        last_push_at: location?.last_push_at ?? null,
-        last_pull_at: location?.last_pull_at ?? null,
-        queue_depth: location?.queue_depth ?? 0,
-        oldest_pending_at: location?.oldest_pending_at ?? null,
-        lag_seconds: oldest === undefined ? 0 : Math.max(0, Math.round((at.getTime() - oldest) / 1000)),
-        feed_seq: Number(location?.last_seq ?? 0),
-        pulled_cursor: Number(location?.pulled_cursor ?? 0),
-        pending_down: Math.max(0, Number(location?.last_seq ?? 0) - Number(location?.pulled_cursor ?? 0)),
-        changes_24h: counts.changes,
-        conflicts_24h: counts.conflicts,
-        conflict_rate: counts.changes === 0 ? 0 : Number((counts.conflicts / counts.changes).toFixed(6)),
-        trigger_pending: location?.trigger_requested_at != null,
-      };
     },
 
     async conflicts(tenantId: string, locationId: string, limit: number) {

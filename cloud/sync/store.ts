@@ -201,24 +201,49 @@ export function createSyncStore(store: Pick<Store, 'dialect' | 'selectByKeys'>) 
             .values(rows)
             .execute()
             .then(() => undefined),
-    async countsSince(db: Db, scope: Scope, since: string) {
+    /** The sync rows of these stores of the tenant (a store that never synced has none). */
+    locationsIn: (db: Db, tenantId: string, locationIds: readonly string[]): Promise<SyncLocationRow[]> =>
+      locationIds.length === 0
+        ? Promise.resolve([])
+        : db
+            .selectFrom('sync_locations')
+            .selectAll()
+            .where('tenant_id', '=', tenantId)
+            .where('location_id', 'in', locationIds)
+            .execute(),
+    /** The tenant's stores whose appliance was heard from at or after `since`. */
+    seenSince: (db: Db, tenantId: string, since: string) =>
+      db
+        .selectFrom('sync_locations')
+        .select('location_id')
+        .where('tenant_id', '=', tenantId)
+        .where('last_seen_at', '>=', since)
+        .execute(),
+    /** Changes received and conflicts settled since `since`, per store, for these stores at once. */
+    async countsSince(db: Db, tenantId: string, locationIds: readonly string[], since: string) {
+      if (locationIds.length === 0)
+        return { changes: new Map<string, number>(), conflicts: new Map<string, number>() };
       const [changes, conflicts] = await Promise.all([
         db
           .selectFrom('sync_changes')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('tenant_id', '=', scope.tenantId)
-          .where('location_id', '=', scope.locationId)
+          .select((eb) => ['location_id', eb.fn.countAll<number>().as('n')])
+          .where('tenant_id', '=', tenantId)
+          .where('location_id', 'in', locationIds)
           .where('received_at', '>=', since)
-          .executeTakeFirstOrThrow(),
+          .groupBy('location_id')
+          .execute(),
         db
           .selectFrom('sync_conflicts')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('tenant_id', '=', scope.tenantId)
-          .where('location_id', '=', scope.locationId)
+          .select((eb) => ['location_id', eb.fn.countAll<number>().as('n')])
+          .where('tenant_id', '=', tenantId)
+          .where('location_id', 'in', locationIds)
           .where('occurred_at', '>=', since)
-          .executeTakeFirstOrThrow(),
+          .groupBy('location_id')
+          .execute(),
       ]);
-      return { changes: Number(changes.n), conflicts: Number(conflicts.n) };
+      const byLocation = (rows: Array<{ location_id: string; n: number }>) =>
+        new Map(rows.map((row) => [row.location_id, Number(row.n)]));
+      return { changes: byLocation(changes), conflicts: byLocation(conflicts) };
     },
     conflicts: (db: Db, scope: Scope, limit: number) =>
       db

@@ -4,7 +4,14 @@ import type { IdGenerator } from '../../shared/ids.ts';
 import { isRole } from '../../shared/roles.ts';
 import type { Db, Store } from '../db/index.ts';
 import * as errors from './errors.ts';
-import { createTenancyStore, type GroupKind, type MemberRow, type Page, type TenancyStore } from './store.ts';
+import {
+  createTenancyStore,
+  type GroupKind,
+  type LocationFilter,
+  type MemberRow,
+  type Page,
+  type TenancyStore,
+} from './store.ts';
 import type { LocationRow, TenantRow, Tier, UserRow } from './tables.ts';
 
 export interface TenancyDeps {
@@ -311,7 +318,7 @@ export function createTenancyService({ store, clock, newId, hasher, onLocationCh
     findLocation: (tenantId: string, id: string) => db.location(tenantId, id),
     /** The same, read on the caller's transaction (SQLite has one connection, which it may hold). */
     findLocationIn: (trx: Db, tenantId: string, id: string) => createTenancyStore(trx).location(tenantId, id),
-    async listLocations(tenantId: string, page: Page, filter: { brandId?: string; regionId?: string } = {}) {
+    async listLocations(tenantId: string, page: Page, filter: LocationFilter = {}) {
       const rows = await db.listLocations(tenantId, page, filter);
       return { items: rows.map(toLocation), nextCursor: nextCursor(rows, page.limit) };
     },

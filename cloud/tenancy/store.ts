@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { createBatchLoader, type Db, keyedRead, kyselyRead, type PrepareRead } from '../db/index.ts';
 import type { GroupRow, LocationRow, MembershipRow, TenantRow, UserRow } from './tables.ts';
 
@@ -9,6 +10,25 @@ export interface Page {
   /** The last id of the previous page; ids are UUIDv7, so id order is creation order. */
   after?: string | undefined;
 }
+
+export interface LocationFilter {
+  brandId?: string | undefined;
+  regionId?: string | undefined;
+  /** Part of the name, matched regardless of case (ASCII letters on SQLite, all letters on PostgreSQL). */
+  nameContains?: string | undefined;
+  /** Only these locations. */
+  ids?: readonly string[] | undefined;
+  /** None of these locations. */
+  notIds?: readonly string[] | undefined;
+}
+
+/** `lower(name) like lower('%part%')`, the part's own `%`, `_` and `\` taken literally. */
+const nameContains = (part: string) =>
+  sql<boolean>`lower(name) like lower(${`%${part.replace(/[\\%_]/g, '\\$&')}%`}) escape '\\'`;
+
+/** `id in (...)`; no ids matches nothing (an empty list is not valid SQL). */
+const idIn = (ids: readonly string[]) =>
+  ids.length === 0 ? sql<boolean>`1 = 0` : sql<boolean>`id in (${sql.join(ids)})`;
 
 export type MemberRow = UserRow & Pick<MembershipRow, 'roles' | 'tenant_id'> & { membership_status: string };
 
@@ -106,13 +126,18 @@ export function createTenancyStore(db: Db, prepareRead: PrepareRead = kyselyRead
         .where('tenant_id', '=', tenantId)
         .where('id', '=', id)
         .executeTakeFirst(),
-    listLocations: (tenantId: string, page: Page, filter: { brandId?: string; regionId?: string } = {}) =>
+    listLocations: (tenantId: string, page: Page, filter: LocationFilter = {}) =>
       db
         .selectFrom('locations')
         .selectAll()
         .where('tenant_id', '=', tenantId)
         .$if(filter.brandId !== undefined, (q) => q.where('brand_id', '=', filter.brandId!))
         .$if(filter.regionId !== undefined, (q) => q.where('region_id', '=', filter.regionId!))
+        .$if(filter.nameContains !== undefined, (q) => q.where(nameContains(filter.nameContains!)))
+        .$if(filter.ids !== undefined, (q) => q.where(idIn(filter.ids!)))
+        .$if(filter.notIds !== undefined && filter.notIds.length > 0, (q) =>
+          q.where('id', 'not in', filter.notIds!),
+        )
         .$if(page.after !== undefined, (q) => q.where('id', '>', page.after!))
         .orderBy('id')
         .limit(page.limit)

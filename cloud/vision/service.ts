@@ -14,7 +14,15 @@ import { decodeCursor, encodeCursor, parsePeriod } from './period.ts';
 import { createVisionSettings } from './settings.ts';
 import * as queries from './store.ts';
 import * as synced from './synced.ts';
-import { toCamera, toDetection, toDriveThruStatus, toOccupancy, toTrack, toVerification } from './views.ts';
+import {
+  type Camera,
+  toCamera,
+  toDetection,
+  toDriveThruStatus,
+  toOccupancy,
+  toTrack,
+  toVerification,
+} from './views.ts';
 
 interface Page {
   limit: number;
@@ -97,6 +105,14 @@ export function createVisionService(deps: VisionDeps) {
     async listCameras(viewer: Viewer, query: { location_id?: string | undefined }) {
       const locationId = scopeLocation(viewer, query.location_id);
       return (await queries.cameras(db, viewer.tenantId, { locationId })).map(toCamera);
+    },
+
+    /** The cameras of these stores (the caller vouches they are the tenant's), by location id. */
+    async camerasAt(tenantId: string, locationIds: readonly string[]) {
+      const byStore = new Map<string, Camera[]>(locationIds.map((id) => [id, []]));
+      for (const row of await queries.camerasAt(db, tenantId, locationIds))
+        byStore.get(row.location_id)?.push(toCamera(row));
+      return byStore;
     },
 
     getCamera: async (viewer: Viewer, cameraId: string) =>

@@ -74,6 +74,20 @@ export const cameras = (db: Db, tenantId: string, filter: { locationId?: string 
     .orderBy('id')
     .execute();
 
+/** The cameras of these stores of the tenant, by store, then name. */
+export const camerasAt = (db: Db, tenantId: string, locationIds: readonly string[]) =>
+  locationIds.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom('vision_cameras')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('location_id', 'in', locationIds)
+        .orderBy('location_id')
+        .orderBy('name')
+        .orderBy('id')
+        .execute();
+
 export const camera = (db: Db, tenantId: string, id: string) =>
   db
     .selectFrom('vision_cameras')

@@ -114,7 +114,8 @@ export function createApi(hooks: ApiHooks) {
     post: <T>(path: string, body: unknown = {}) => request<T>('POST', path, body),
     put: <T>(path: string, body: unknown) => request<T>('PUT', path, body),
     patch: <T>(path: string, body: unknown) => request<T>('PATCH', path, body),
-    delete: <T>(path: string) => request<T>('DELETE', path),
+    /** A body only where the API asks for one (removing an enabled MFA factor takes its code). */
+    delete: <T>(path: string, body?: unknown) => request<T>('DELETE', path, body),
     /** `{data}` answers unwrapped: most of the API's areas use that envelope. */
     data: async <T>(path: string, signal?: AbortSignal) =>
       (await request<{ data: T }>('GET', path, undefined, signal)).data,

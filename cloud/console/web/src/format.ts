@@ -22,32 +22,46 @@ export function formatPercent(ratio: number | null | undefined, digits = 1): str
   return `${(ratio * 100).toFixed(digits)}%`;
 }
 
-/** A date and time in `timeZone` (the store's) or the viewer's own when none is given. */
-export function formatDateTime(iso: string | null | undefined, timeZone?: string | null): string {
-  if (!iso) return '—';
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleString('en-US', {
-    timeZone: timeZone ?? undefined,
-    month: 'short',
-    day: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    ...(timeZone ? { timeZoneName: 'short' } : {}),
-  });
+/**
+ * One Intl formatter per zone and shape, kept: making one costs about a millisecond, which a
+ * table of hundreds of stores cannot pay on every render.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(kind: 'datetime' | 'time', timeZone: string | null | undefined) {
+  const key = `${kind}|${timeZone ?? ''}`;
+  let found = formatters.get(key);
+  if (!found) {
+    found = new Intl.DateTimeFormat('en-US', {
+      timeZone: timeZone ?? undefined,
+      ...(kind === 'datetime' ? { month: 'short', day: 'numeric' } : {}),
+      hour: '2-digit',
+      minute: '2-digit',
+      ...(timeZone ? { timeZoneName: 'short' } : {}),
+    });
+    formatters.set(key, found);
+  }
+  return found;
 }
 
-export function formatTime(iso: string | null | undefined, timeZone?: string | null): string {
+function formatIn(kind: 'datetime' | 'time', iso: string | null | undefined, timeZone?: string | null) {
   if (!iso) return '—';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleTimeString('en-US', {
-    timeZone: timeZone ?? undefined,
-    hour: '2-digit',
-    minute: '2-digit',
-    ...(timeZone ? { timeZoneName: 'short' } : {}),
-  });
+  try {
+    return formatter(kind, timeZone).format(date);
+  } catch {
+    // A zone the browser does not know: the instant in UTC rather than nothing.
+    return date.toISOString();
+  }
 }
+
+/** A date and time in `timeZone` (the store's) or the viewer's own when none is given. */
+export const formatDateTime = (iso: string | null | undefined, timeZone?: string | null) =>
+  formatIn('datetime', iso, timeZone);
+
+export const formatTime = (iso: string | null | undefined, timeZone?: string | null) =>
+  formatIn('time', iso, timeZone);
 
 /** "12 s ago", "5 min ago", "3 h ago", "2 d ago". */
 export function formatAgo(iso: string | null | undefined, now = Date.now()): string {

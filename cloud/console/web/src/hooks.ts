@@ -77,3 +77,24 @@ export function useNow(ms = 1000) {
   useInterval(() => setNow(Date.now()), ms);
   return now;
 }
+
+/**
+ * Keyset pages: the cursors of the pages walked so far, so Previous goes back exactly; a change of
+ * `filtersKey` starts again at the first page.
+ */
+export function useCursorPages(filtersKey: string) {
+  const [state, setState] = useState<{ key: string; cursors: string[] }>({ key: filtersKey, cursors: [] });
+  const cursors = state.key === filtersKey ? state.cursors : [];
+  return {
+    cursor: cursors.at(-1),
+    page: cursors.length + 1,
+    hasPrevious: cursors.length > 0,
+    next: (cursor: string) => setState({ key: filtersKey, cursors: [...cursors, cursor] }),
+    previous: () => setState({ key: filtersKey, cursors: cursors.slice(0, -1) }),
+  };
+}
+
+/** The next page's cursor of a `{data, meta: {pagination}}` answer, null on the last page. */
+export const nextCursorOf = (
+  answer: { meta?: { pagination?: { next_cursor?: string | null } } } | undefined,
+) => answer?.meta?.pagination?.next_cursor ?? null;

@@ -176,6 +176,7 @@ export function ConfirmDialog(props: {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const run = async () => {
+    if (busy) return;
     setBusy(true);
     setError(undefined);
     try {
@@ -186,19 +187,21 @@ export function ConfirmDialog(props: {
       setBusy(false);
     }
   };
+  // aria-disabled, not disabled, while it works: a disabled button drops the focus out of the
+  // dialog, and Escape and Tab would then no longer reach it.
   return (
     <Dialog title={props.title} onClose={() => !busy && props.onClose(false)}>
       <div class="dialog-body">{props.children}</div>
       {error !== undefined && <ErrorNotice error={error} title="It did not go through" />}
       <div class="dialog-actions">
-        <button type="button" class="btn" onClick={() => props.onClose(false)} disabled={busy}>
+        <button type="button" class="btn" onClick={() => !busy && props.onClose(false)} aria-disabled={busy}>
           Cancel
         </button>
         <button
           type="button"
           class={`btn ${props.danger ? 'danger' : 'primary'}`}
           onClick={run}
-          disabled={busy}
+          aria-disabled={busy}
           data-testid="confirm"
         >
           {busy ? 'Working…' : props.confirmLabel}

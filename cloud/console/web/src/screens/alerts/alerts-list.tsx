@@ -2,12 +2,11 @@
 import { useMemo, useState } from 'preact/hooks';
 import { query } from '../../api.ts';
 import { Empty, ErrorNotice, Field, inputValue, Loading, Pager } from '../../components/ui.tsx';
-import { useLive, useResource } from '../../hooks.ts';
+import { useCursorPages, useLive, useResource } from '../../hooks.ts';
 import { useSearch } from '../../router.ts';
 import { api, useUser } from '../../session.ts';
 import { AlertRow } from './alert-row.tsx';
 import { useStores } from './locations.ts';
-import { useCursorPages } from './paging.ts';
 import type { Alert, AlertPage } from './types.ts';
 
 const STATUSES = [

@@ -2,11 +2,10 @@
 import { query } from '../../api.ts';
 import { Empty, ErrorNotice, Field, inputValue, Loading, Pager, Pill } from '../../components/ui.tsx';
 import { formatAgo, formatDateTime } from '../../format.ts';
-import { useLive, useNow, useResource } from '../../hooks.ts';
+import { useCursorPages, useLive, useNow, useResource } from '../../hooks.ts';
 import { href, useSearch } from '../../router.ts';
 import { api } from '../../session.ts';
 import { type StoreRef, useStores } from './locations.ts';
-import { useCursorPages } from './paging.ts';
 import {
   capitalize,
   INCIDENT_SEVERITY_TONE,

@@ -1,7 +1,6 @@
 /**
  * The billing area of the API (its own shapes: bare objects and `{items}`, errors `{error,
- * message}`). There is no list of the tenant's subscriptions, so they are found through the
- * subscription events, which name theirs.
+ * message}`).
  */
 import { query } from '../../api.ts';
 import { api } from '../../session.ts';
@@ -89,6 +88,19 @@ export interface BillingEvent {
   event_at: string;
 }
 
+export interface Invoice {
+  id: string;
+  processor_invoice_id: string;
+  subscription_id: string | null;
+  amount_due: number;
+  amount_paid: number;
+  currency: string;
+  status: 'draft' | 'open' | 'paid' | 'void' | 'uncollectible';
+  invoice_pdf: string | null;
+  hosted_invoice_url: string | null;
+  created_at: string;
+}
+
 export interface Refund {
   id: string;
   processor_refund_id: string;
@@ -121,27 +133,24 @@ const LIVE_FIRST: SubscriptionStatus[] = ['canceled', 'incomplete_expired'];
 export interface Account {
   subscriptions: Subscription[];
   events: BillingEvent[];
+  invoices: Invoice[];
   refunds: Refund[];
 }
 
-/** The tenant's subscriptions (live ones first, then the latest changed), their events and the refunds. */
+/** The tenant's subscriptions (live ones first, then the latest changed), events, invoices and refunds. */
 export async function loadAccount(signal: AbortSignal): Promise<Account> {
-  const [events, refunds] = await Promise.all([
+  const [subscriptions, events, invoices, refunds] = await Promise.all([
+    api.get<Items<Subscription>>('/v1/billing/subscriptions?limit=100', signal),
     api.get<Items<BillingEvent>>('/v1/billing/events?limit=1000', signal),
+    api.get<Items<Invoice>>('/v1/billing/invoices?limit=100', signal),
     api.get<Items<Refund>>('/v1/billing/refunds?limit=100', signal),
   ]);
-  const ids = [...new Set(events.items.map((e) => e.subscription_id))].slice(0, 20);
-  const found = await Promise.all(
-    ids.map((id) => api.get<Subscription>(`/v1/billing/subscriptions/${id}`, signal).catch(() => null)),
+  const ordered = [...subscriptions.items].sort(
+    (a, b) =>
+      Number(LIVE_FIRST.includes(a.status)) - Number(LIVE_FIRST.includes(b.status)) ||
+      b.updated_at.localeCompare(a.updated_at),
   );
-  const subscriptions = found
-    .filter((s): s is Subscription => s !== null)
-    .sort(
-      (a, b) =>
-        Number(LIVE_FIRST.includes(a.status)) - Number(LIVE_FIRST.includes(b.status)) ||
-        b.updated_at.localeCompare(a.updated_at),
-    );
-  return { subscriptions, events: events.items, refunds: refunds.items };
+  return { subscriptions: ordered, events: events.items, invoices: invoices.items, refunds: refunds.items };
 }
 
 export interface SubscriptionDetail {

@@ -1,6 +1,6 @@
-/** What the billing API lists of the account's money: subscription changes (with MRR) and refunds. */
+/** What the billing API lists of the account's money: invoices, refunds and subscription changes (with MRR). */
 import { Empty, Pill, Section, type Tone } from '../../components/ui.tsx';
-import { type BillingEvent, cents, formatDay, type Refund } from './billing-api.ts';
+import { type BillingEvent, cents, formatDay, type Invoice, type Refund } from './billing-api.ts';
 import { words } from './subscription.tsx';
 
 const REFUND_TONE: Record<Refund['status'], Tone> = {
@@ -67,6 +67,64 @@ function Events(props: { events: BillingEvent[] }) {
   );
 }
 
+const INVOICE_TONE: Record<Invoice['status'], Tone> = {
+  draft: 'neutral',
+  open: 'warn',
+  paid: 'ok',
+  void: 'neutral',
+  uncollectible: 'bad',
+};
+
+function Invoices(props: { invoices: Invoice[] }) {
+  if (props.invoices.length === 0)
+    return (
+      <Empty title="No invoices yet">
+        The payment processor's invoices appear here once it issues the first.
+      </Empty>
+    );
+  return (
+    <div class="table-wrap">
+      <table class="table billing-table">
+        <caption class="visually-hidden">Invoices, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Date</th>
+            <th scope="col" class="num">
+              Due
+            </th>
+            <th scope="col" class="num">
+              Paid
+            </th>
+            <th scope="col">Status</th>
+            <th scope="col">Invoice</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.invoices.map((invoice) => (
+            <tr key={invoice.id} data-testid="invoice-row">
+              <td>{formatDay(invoice.created_at)}</td>
+              <td class="num">{cents(invoice.amount_due, invoice.currency)}</td>
+              <td class="num">{cents(invoice.amount_paid, invoice.currency)}</td>
+              <td>
+                <Pill tone={INVOICE_TONE[invoice.status]}>{invoice.status}</Pill>
+              </td>
+              <td>
+                {invoice.hosted_invoice_url ? (
+                  <a href={invoice.hosted_invoice_url} rel="noopener noreferrer" target="_blank">
+                    {invoice.processor_invoice_id}
+                  </a>
+                ) : (
+                  <code>{invoice.processor_invoice_id}</code>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 function Refunds(props: { refunds: Refund[] }) {
   if (props.refunds.length === 0)
     return (
@@ -109,14 +167,16 @@ function Refunds(props: { refunds: Refund[] }) {
   );
 }
 
-export function HistorySection(props: { events: BillingEvent[]; refunds: Refund[] }) {
+export function HistorySection(props: { events: BillingEvent[]; invoices: Invoice[]; refunds: Refund[] }) {
   return (
     <Section title="Invoices and history">
       <div data-testid="billing-invoices">
         <p class="muted small">
-          Invoices are issued and sent by the payment processor; the console lists the refunds made on them
-          and every change to the subscription.
+          Invoices are issued and sent by the payment processor; the console lists them as it reported them,
+          the refunds made on them and every change to the subscription.
         </p>
+        <h3>Invoices</h3>
+        <Invoices invoices={props.invoices} />
         <h3>Refunds</h3>
         <Refunds refunds={props.refunds} />
         <h3>Subscription changes</h3>

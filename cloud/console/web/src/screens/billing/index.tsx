@@ -96,7 +96,7 @@ function BillingScreen() {
       ) : (
         <NoSubscription />
       )}
-      <HistorySection events={events} refunds={data.refunds} />
+      <HistorySection events={events} invoices={data.invoices} refunds={data.refunds} />
     </Page>
   );
 }

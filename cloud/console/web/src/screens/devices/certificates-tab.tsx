@@ -12,12 +12,11 @@ import {
   Pill,
 } from '../../components/ui.tsx';
 import { formatDateTime } from '../../format.ts';
-import { useResource } from '../../hooks.ts';
+import { nextCursorOf, useCursorPages, useResource } from '../../hooks.ts';
 import { useSearch } from '../../router.ts';
 import { api } from '../../session.ts';
 import { useCanManageDevices } from './access.ts';
 import { REASON_LABELS } from './labels.ts';
-import { nextCursorOf, useCursorPages } from './paging.ts';
 import { type Stores, storeName, storeZone } from './stores.ts';
 import {
   type Certificate,

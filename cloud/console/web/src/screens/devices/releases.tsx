@@ -2,9 +2,8 @@
 import { query } from '../../api.ts';
 import { Empty, ErrorNotice, Loading, Pager, Pill, Section } from '../../components/ui.tsx';
 import { formatDateTime, formatNumber } from '../../format.ts';
-import { useResource } from '../../hooks.ts';
+import { nextCursorOf, useCursorPages, useResource } from '../../hooks.ts';
 import { api } from '../../session.ts';
-import { nextCursorOf, useCursorPages } from './paging.ts';
 import type { ListAnswer, Release } from './types.ts';
 
 const PAGE_SIZE = 20;

@@ -2,10 +2,9 @@
 import { query } from '../../api.ts';
 import { Empty, ErrorNotice, Loading, Pager, Pill, ProgressBar } from '../../components/ui.tsx';
 import { formatDateTime, formatPercent } from '../../format.ts';
-import { useLive, useResource } from '../../hooks.ts';
+import { nextCursorOf, useCursorPages, useLive, useResource } from '../../hooks.ts';
 import { api } from '../../session.ts';
 import { STORE_STATE_LABELS } from './labels.ts';
-import { nextCursorOf, useCursorPages } from './paging.ts';
 import { type Stores, storeName, storeZone } from './stores.ts';
 import type { ListAnswer, RolloutStore } from './types.ts';
 

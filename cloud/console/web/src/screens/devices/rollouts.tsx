@@ -13,12 +13,11 @@ import {
   Section,
 } from '../../components/ui.tsx';
 import { formatDateTime, formatNumber } from '../../format.ts';
-import { useLive, useResource } from '../../hooks.ts';
+import { nextCursorOf, useCursorPages, useLive, useResource } from '../../hooks.ts';
 import { useSearch } from '../../router.ts';
 import { api } from '../../session.ts';
 import { useCanManageDevices } from './access.ts';
 import { ROLLOUT_LABELS } from './labels.ts';
-import { nextCursorOf, useCursorPages } from './paging.ts';
 import { actionsFor, type RolloutAction, RolloutActionDialog } from './rollout-actions.tsx';
 import { RolloutStores } from './rollout-stores.tsx';
 import type { Stores } from './stores.ts';

@@ -1,9 +1,8 @@
 /** The store page's devices: what the registry holds for the store, appliance first. */
 import { Empty, ErrorNotice, Loading, Pill, Section, type Tone } from '../../components/ui.tsx';
-import { formatAgo } from '../../format.ts';
+import { formatAgo, formatDateTime } from '../../format.ts';
 import type { Resource } from '../../hooks.ts';
 import { href } from '../../router.ts';
-import { storeDateTime } from './time.ts';
 import type { Device, DeviceState, DeviceType } from './types.ts';
 
 const STATE_TONE: Record<DeviceState, Tone> = {
@@ -35,7 +34,7 @@ const order = (d: Device) => (d.device_type === 'appliance' ? 0 : 1);
 function Expiry(props: { at: string | null; timezone: string; now: number }) {
   if (!props.at) return <>—</>;
   const left = Date.parse(props.at) - props.now;
-  const text = storeDateTime(props.at, props.timezone);
+  const text = formatDateTime(props.at, props.timezone);
   if (left <= 0) return <Pill tone="bad">{`Expired ${text}`}</Pill>;
   if (left <= EXPIRY_WARN_MS) return <Pill tone="warn">{text}</Pill>;
   return <>{text}</>;
@@ -68,7 +67,7 @@ function DeviceRows(props: { devices: Device[]; timezone: string; now: number })
                 <Pill tone={STATE_TONE[d.state]}>{STATE_LABEL[d.state]}</Pill>
               </td>
               <td>{d.firmware_version ? <code>{d.firmware_version}</code> : '—'}</td>
-              <td title={storeDateTime(d.last_seen_at, props.timezone)}>
+              <td title={formatDateTime(d.last_seen_at, props.timezone)}>
                 {formatAgo(d.last_seen_at, props.now)}
               </td>
               <td>

@@ -2,7 +2,7 @@
 import { useCallback, useState } from 'preact/hooks';
 import { ApiError } from '../../api.ts';
 import { Empty, ErrorNotice, Loading, Page, Pill, Stat } from '../../components/ui.tsx';
-import { formatAgo, formatNumber, formatPercent } from '../../format.ts';
+import { formatAgo, formatDateTime, formatNumber, formatPercent } from '../../format.ts';
 import { useLive, useNow, useResource } from '../../hooks.ts';
 import { href } from '../../router.ts';
 import { CommandsSection } from './commands.tsx';
@@ -11,13 +11,12 @@ import { DevicesSection } from './devices.tsx';
 import { DriveThruSection, KitchenSection } from './floor.tsx';
 import { OpenOrdersSection, SalesSection, useSalesToday } from './sales-orders.tsx';
 import { cameraSummary, isLagging, queueText } from './stores-table.tsx';
-import { storeDateTime } from './time.ts';
 import type { FleetStore, FleetStoreDetail } from './types.ts';
 
 function StatusStats(props: { store: FleetStore; now: number }) {
   const { store, now } = props;
   const tz = store.timezone;
-  const at = (iso: string | null) => <span title={storeDateTime(iso, tz)}>{formatAgo(iso, now)}</span>;
+  const at = (iso: string | null) => <span title={formatDateTime(iso, tz)}>{formatAgo(iso, now)}</span>;
   return (
     <div class="stats" data-testid="store-status-stats">
       <Stat

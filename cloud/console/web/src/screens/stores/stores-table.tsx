@@ -3,10 +3,9 @@
  * row), so hundreds of stores render in one pass.
  */
 import { Pill } from '../../components/ui.tsx';
-import { formatAgo, formatNumber, formatPercent } from '../../format.ts';
+import { formatAgo, formatDateTime, formatNumber, formatPercent } from '../../format.ts';
 import { href } from '../../router.ts';
 import type { Names } from './data.ts';
-import { storeDateTime } from './time.ts';
 import type { FleetStore, StoreCamera } from './types.ts';
 
 /** A sync conflict share above this is worth a look. */
@@ -69,12 +68,12 @@ function row(store: FleetStore, names: Names | undefined, now: number) {
       <td>{names?.region.get(store.region_id) ?? '…'}</td>
       <td>
         <StatusPill online={store.online} testId="store-status" />
-        <span class="muted small seen" title={storeDateTime(store.last_seen_at, tz)}>
+        <span class="muted small seen" title={formatDateTime(store.last_seen_at, tz)}>
           {store.last_seen_at ? `seen ${formatAgo(store.last_seen_at, now)}` : 'never seen'}
         </span>
       </td>
-      <td title={storeDateTime(store.last_push_at, tz)}>{formatAgo(store.last_push_at, now)}</td>
-      <td title={storeDateTime(store.last_pull_at, tz)}>{formatAgo(store.last_pull_at, now)}</td>
+      <td title={formatDateTime(store.last_push_at, tz)}>{formatAgo(store.last_push_at, now)}</td>
+      <td title={formatDateTime(store.last_pull_at, tz)}>{formatAgo(store.last_pull_at, now)}</td>
       <td class={`num ${lagging ? 'warn-text' : ''}`}>
         {store.queue_depth === null ? '—' : formatNumber(store.queue_depth)}
         {(store.queue_depth ?? 0) > 0 && (

@@ -5,11 +5,10 @@
 import { useState } from 'preact/hooks';
 import { query } from '../../api.ts';
 import { Empty, Page, Section } from '../../components/ui.tsx';
-import { useResource } from '../../hooks.ts';
+import { useCursorPages, useResource } from '../../hooks.ts';
 import type { Route } from '../../router.ts';
 import { api, useUser } from '../../session.ts';
 import { MfaSection } from './mfa.tsx';
-import { useCursorPages } from './paging.ts';
 import { isAdmin } from './roles.ts';
 import type { Factor, ListAnswer, Member } from './types.ts';
 import { nameOf } from './types.ts';

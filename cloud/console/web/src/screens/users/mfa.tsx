@@ -13,9 +13,8 @@ import {
 } from '../../components/ui.tsx';
 import { formatDateTime } from '../../format.ts';
 import type { Resource } from '../../hooks.ts';
-import { useUser } from '../../session.ts';
+import { api, useUser } from '../../session.ts';
 import { ActivateForm, AddFactorDialog } from './add-factor.tsx';
-import { removeFactor } from './remove-factor.ts';
 import type { Factor } from './types.ts';
 
 type Acting = { factor: Factor; action: 'remove' | 'activate' } | { action: 'add' };
@@ -28,7 +27,9 @@ function RemoveDialog(props: { factor: Factor; lastEnabled: boolean; onClose: (d
       title={`Remove ${factor.label}?`}
       confirmLabel="Remove the factor"
       danger
-      onConfirm={() => removeFactor(factor.id, factor.enabled ? code : undefined)}
+      onConfirm={() =>
+        api.delete(`/v1/auth/mfa/factors/${encodeURIComponent(factor.id)}`, factor.enabled ? { code } : {})
+      }
       onClose={props.onClose}
     >
       <p>

@@ -1,8 +1,8 @@
 /** The tenant's users a page at a time, with a find-on-this-page filter kept in the URL. */
 import { Empty, ErrorNotice, Field, inputValue, Loading, Pager, Pill } from '../../components/ui.tsx';
 import type { Resource } from '../../hooks.ts';
+import { nextCursorOf } from '../../hooks.ts';
 import { useSearch } from '../../router.ts';
-import { nextCursorOf } from './paging.ts';
 import { roleLabel } from './roles.ts';
 import { type ListAnswer, type Member, nameOf } from './types.ts';
 
