@@ -21,6 +21,7 @@ export const RELEASE_INPUTS = [
   'scripts/release.ts',
   'scripts/release',
   'scripts/kiosk/build-ui.ts',
+  'scripts/web-build.ts',
   'package.json',
   'package-lock.json',
   'tsconfig.json',
