@@ -63,6 +63,12 @@ function errorFrom(response: Response, body: unknown): ApiError {
   return new ApiError(response.status, code ?? `HTTP_${response.status}`, message, requestId, details);
 }
 
+/** The general envelope of a list: `{data, meta: {pagination}}`, the cursor null on the last page. */
+export interface Paged<T> {
+  data: T[];
+  meta?: { pagination?: { limit?: number; next_cursor?: string | null } };
+}
+
 export interface ApiHooks {
   token: () => string | null;
   /** Gets a new access token through the refresh cookie; null when the session is over. */

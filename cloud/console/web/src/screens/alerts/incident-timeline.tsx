@@ -13,8 +13,9 @@ import {
 } from '../../components/ui.tsx';
 import { formatDateTime } from '../../format.ts';
 import type { Resource } from '../../hooks.ts';
+import { nextCursorOf } from '../../hooks.ts';
 import { api } from '../../session.ts';
-import { capitalize, nextCursorOf, type Paged, type TimelineEntry } from './types.ts';
+import { capitalize, type Paged, type TimelineEntry } from './types.ts';
 
 /** Enough pages for any incident a person reads; the page answers up to 500 entries. */
 const MAX_PAGES = 10;

@@ -2,7 +2,7 @@
 import { query } from '../../api.ts';
 import { Empty, ErrorNotice, Field, inputValue, Loading, Pager, Pill } from '../../components/ui.tsx';
 import { formatAgo, formatDateTime } from '../../format.ts';
-import { useCursorPages, useLive, useNow, useResource } from '../../hooks.ts';
+import { nextCursorOf, useCursorPages, useLive, useNow, useResource } from '../../hooks.ts';
 import { href, useSearch } from '../../router.ts';
 import { api } from '../../session.ts';
 import { type StoreRef, useStores } from './locations.ts';
@@ -11,7 +11,6 @@ import {
   INCIDENT_SEVERITY_TONE,
   INCIDENT_STATUS_TONE,
   type Incident,
-  nextCursorOf,
   type Paged,
 } from './types.ts';
 

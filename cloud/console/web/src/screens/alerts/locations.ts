@@ -3,9 +3,9 @@
  * /v1/platform/locations, so alerts and incidents name their store and show its local time.
  */
 import { query } from '../../api.ts';
-import { useResource } from '../../hooks.ts';
+import { nextCursorOf, useResource } from '../../hooks.ts';
 import { api } from '../../session.ts';
-import { nextCursorOf, type Paged } from './types.ts';
+import type { Paged } from './types.ts';
 
 export interface StoreRef {
   id: string;

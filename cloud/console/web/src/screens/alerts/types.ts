@@ -92,13 +92,7 @@ export interface ChatMessage {
   created_at: string;
 }
 
-/** A `{data, meta}` list answer with its cursor. */
-export interface Paged<T> {
-  data: T[];
-  meta?: { pagination?: { next_cursor?: string | null } };
-}
-
-export const nextCursorOf = (page: Paged<unknown>) => page.meta?.pagination?.next_cursor ?? null;
+export type { Paged } from '../../api.ts';
 
 const ALERT_SEVERITY: Record<AlertSeverity, { tone: Tone; label: string }> = {
   P1: { tone: 'bad', label: 'P1 critical' },

@@ -1,9 +1,6 @@
 /** The shapes of the /v1/mdm answers this area reads, as docs/api/cloud.md lists them. */
 
-export interface ListAnswer<T> {
-  data: T[];
-  meta?: { pagination?: { limit: number; next_cursor: string | null } };
-}
+export type { Paged as ListAnswer } from '../../api.ts';
 
 export const DEVICE_TYPES = ['appliance', 'kds', 'pos', 'printer', 'camera', 'sensor'] as const;
 export type DeviceType = (typeof DEVICE_TYPES)[number];

@@ -2,7 +2,7 @@
  * The P&L area of the API: POST routes answering `{success, data}` (errors `{detail}`, which
  * ApiError reads), the brands and regions to pick from, and the currency the stores sell in.
  */
-import { query } from '../../api.ts';
+import { type Paged, query } from '../../api.ts';
 import { api } from '../../session.ts';
 
 export type Figures = Record<string, number>;
@@ -111,10 +111,7 @@ export interface Named {
   name: string;
 }
 
-interface Page<T> {
-  data: T[];
-  meta?: { pagination?: { next_cursor?: string | null } };
-}
+type Page<T> = Paged<T>;
 
 /** Every item of a cursor-paged platform list (brands, regions, locations), up to 2,000. */
 export async function listAll<T extends Named>(path: string, signal: AbortSignal): Promise<T[]> {

@@ -44,10 +44,7 @@ export interface Pagination {
   next_cursor: string | null;
 }
 
-export interface Paged<T> {
-  data: T[];
-  meta?: { pagination?: Pagination };
-}
+export type { Paged } from '../../api.ts';
 
 export interface Named {
   id: string;

@@ -1,9 +1,6 @@
 /** The shapes of the /v1/platform/users and /v1/auth/mfa answers, as docs/api/cloud.md lists them. */
 
-export interface ListAnswer<T> {
-  data: T[];
-  meta?: { pagination?: { limit: number; next_cursor: string | null } };
-}
+export type { Paged as ListAnswer } from '../../api.ts';
 
 export interface Member {
   id: string;
