@@ -64,6 +64,7 @@ describe('npm start', () => {
       'Edge router',
       'Demo store',
       'Store kiosk',
+      'Fleet console',
       'Store MQTTS',
       'Fleet broker',
       'Try, at the store:',
@@ -94,6 +95,24 @@ describe('npm start', () => {
       password: 'demo-admin-password',
     });
     expect(admin.json.status).toMatchObject({ type: 'success' });
+    // The fleet console is built and served, and the demo admin signs in there as its page does:
+    // the refresh token comes back as an http-only cookie, not in the body.
+    expect(printed).toMatch(
+      /Fleet console\s+http:\S+\/console\/\s+\(sign in as admin@demo.test \/ demo-admin-password\)/,
+    );
+    const consolePage = await fetch(`${urls.cloud}/console/`);
+    expect(consolePage.status).toBe(200);
+    expect(consolePage.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const consoleLogin = await fetch(`${urls.cloud}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-refresh-token-transport': 'cookie' },
+      body: JSON.stringify({ email: 'admin@demo.test', password: 'demo-admin-password' }),
+    });
+    expect(consoleLogin.headers.get('set-cookie')).toMatch(
+      /^refresh_token=[^;]+;.*HttpOnly.*SameSite=Strict/i,
+    );
+    expect((await consoleLogin.json()).status).not.toHaveProperty('refresh_token');
+
     // An integrator subscribes to the store's orders: they reach its receiver, signed.
     const adminAccess = (admin.json.status as { access_token: string }).access_token;
     const receiver = await createReceiver();
@@ -147,6 +166,12 @@ describe('npm start', () => {
       queue_depth: 0,
     });
     expect(cloudStatus.data.changes_24h).toBeGreaterThan(0);
+    // The console's Stores screen reads the same store as online.
+    const fleet = (await (
+      await fetch(`${urls.cloud}/v1/fleet/stores`, { headers: { authorization: `Bearer ${adminToken}` } })
+    ).json()) as { data: Array<{ name: string; online: boolean }> };
+    expect(fleet.data).toContainEqual(expect.objectContaining({ name: 'Demo Store 1', online: true }));
+
     await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(1);
     const delivered = receiver.received[0]!;
     expect(JSON.parse(delivered.body)).toMatchObject({ event: 'order.created', data: { order_id: orderId } });
