@@ -16,6 +16,8 @@ const CAMERA_HEAVY = [
   // A release build, a cloud and three appliances with their health checks: beside the crash tests
   // at the start of the main group it stretched webhook-crash's drain past its limit.
   'test/e2e/fleet-release.test.ts',
+  // Not cameras, but a browser and two processes: the fleet console's tests, after the main group.
+  'test/console/ui/*.test.ts',
 ];
 
 /**

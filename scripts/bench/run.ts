@@ -15,6 +15,7 @@ import {
 } from './appliance-orders.ts';
 import { type AuthBenchOptions, runAuthBench, summarizeAuth } from './auth.ts';
 import { runChatBench, summarizeChat } from './chat.ts';
+import { runConsoleBench, summarizeConsole } from './console.ts';
 import { type HeadOfficeBackend, runHeadOfficeBench, summarizeHeadOffice } from './head-office.ts';
 import { runKioskBench, summarizeKiosk } from './kiosk.ts';
 import { summarizeMqtt } from './mqtt/report.ts';
@@ -151,6 +152,14 @@ const BENCHMARKS: Record<string, Benchmark> = {
     async run(options) {
       const report = await runKioskBench({ quick: options.quick });
       return { report, summary: summarizeKiosk(report), ok: report.valid };
+    },
+  },
+  console: {
+    description:
+      'fleet console: the Stores screen bundle gzipped, and first render of 200 stores after sign-in in Chromium against the stores list request alone',
+    async run(options) {
+      const report = await runConsoleBench({ quick: options.quick });
+      return { report, summary: summarizeConsole(report), ok: report.valid };
     },
   },
 };

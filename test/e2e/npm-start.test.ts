@@ -111,7 +111,7 @@ describe('npm start', () => {
     expect(consoleLogin.headers.get('set-cookie')).toMatch(
       /^refresh_token=[^;]+;.*HttpOnly.*SameSite=Strict/i,
     );
-    expect((await consoleLogin.json()).status).not.toHaveProperty('refresh_token');
+    expect(((await consoleLogin.json()) as { status: object }).status).not.toHaveProperty('refresh_token');
 
     // An integrator subscribes to the store's orders: they reach its receiver, signed.
     const adminAccess = (admin.json.status as { access_token: string }).access_token;

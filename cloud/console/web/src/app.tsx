@@ -1,4 +1,4 @@
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { Layout } from './components/layout.tsx';
 import { Empty, Loading, Page } from './components/ui.tsx';
 import { connectFeed } from './feed.ts';
@@ -21,8 +21,14 @@ function Screens() {
     if (path === '/') navigate('/stores', { replace: true });
   }, [path]);
   useEffect(() => connectFeed(accessTokenNow, renew), []);
-  // Focus the page on navigation so keyboard and screen-reader users start at its heading.
+  // Focus the page on navigation so keyboard and screen-reader users start at its content; not on
+  // the first load, where the first Tab must reach the skip link and the navigation.
+  const previous = useRef<string | null>(null);
   useEffect(() => {
+    const from = previous.current;
+    previous.current = path;
+    // The first page, and the redirect from / to the stores, are a load, not a navigation.
+    if (from === null || from === '/') return;
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [path]);
   const found = match(ROUTES, path);

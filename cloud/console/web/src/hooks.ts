@@ -53,6 +53,8 @@ export function useInterval(fn: () => void, ms: number) {
 export function useLive(reload: () => void, types: string[], fallbackMs = 15_000) {
   const last = useRef(0);
   const pending = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const reloadRef = useRef(reload);
+  reloadRef.current = reload;
   useEffect(() => {
     const stop = onFrame((frame) => {
       if (!types.includes(frame.type)) return;
@@ -60,7 +62,7 @@ export function useLive(reload: () => void, types: string[], fallbackMs = 15_000
       clearTimeout(pending.current);
       pending.current = setTimeout(() => {
         last.current = Date.now();
-        reload();
+        reloadRef.current();
       }, wait);
     });
     return () => {
@@ -68,7 +70,7 @@ export function useLive(reload: () => void, types: string[], fallbackMs = 15_000
       clearTimeout(pending.current);
     };
   }, [types.join(',')]);
-  useInterval(reload, fallbackMs);
+  useInterval(() => reloadRef.current(), fallbackMs);
 }
 
 /** The current time, refreshed every `ms`. */

@@ -49,7 +49,10 @@ function ChannelView(props: { channelId: string; names: Map<string, string>; tim
     (signal) => loadChannel(props.channelId, signal),
     [props.channelId],
   );
-  useLive(reload, ['incident', 'message'], 5_000);
+  // A channel the user may not read (404) or chat turned off (503) stays so: asking again every few
+  // seconds would only fill the logs.
+  const closed = error instanceof ApiError && (error.status === 404 || error.status === 503);
+  useLive(closed ? () => undefined : reload, ['incident', 'message'], 5_000);
   const user = useUser();
   if (error instanceof ApiError && error.status === 404)
     return (
