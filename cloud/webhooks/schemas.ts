@@ -170,8 +170,15 @@ export const SubscriptionSchema = Type.Object({
   created_at: Timestamp,
 });
 
+// This interface's creation carries the secret the receiver already holds: there is nothing to generate.
+const ReceiverSecret = Type.String({
+  minLength: 16,
+  maxLength: 256,
+  description: 'HMAC-SHA256 key the receiver checks signatures with; required on this interface',
+});
+
 export const SubscriptionCreateSchema = Type.Object(
-  { url: Url, events: Events, secret: Secret },
+  { url: Url, events: Events, secret: ReceiverSecret },
   { additionalProperties: false },
 );
 export const SubscriptionUpdateSchema = Type.Object(
