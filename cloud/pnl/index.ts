@@ -16,13 +16,16 @@ import type { PnlService } from './service.ts';
 export { PNL_READER_ROLES, PNL_WRITER_ROLES } from './access.ts';
 export { createLedgerService, type LedgerService } from './ledger.ts';
 export {
+  forgetCosting,
+  forgetFacts,
+  forgetOrders,
   recordMenuItems,
   recordOrderItems,
   recordOrders,
   recordPayments,
-  recordPunches,
   recordRecipes,
 } from './rollup.ts';
+export { forgetPunches, recordPunches } from './rollup-hours.ts';
 export type { Structure } from './scope.ts';
 export { createPnlService, type PnlService } from './service.ts';
 

@@ -4,9 +4,9 @@ import type { Db } from '../db/index.ts';
 import { refreshMenuCosts } from './costs.ts';
 import { parseCsv } from './csv.ts';
 import { addDays, isDay } from './dates.ts';
+import { reprice } from './day-deltas.ts';
 import { pnlErrors } from './errors.ts';
 import { createLedgerStore, type ExpenseFilter, type Page } from './ledger-store.ts';
-import { reprice } from './rollup.ts';
 import type { Structure } from './scope.ts';
 import { BUDGET_METRICS } from './service.ts';
 import {

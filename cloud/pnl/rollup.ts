@@ -1,68 +1,55 @@
+/**
+ * The stores' synced rows reaching the day rollups. Each fact table keeps a row's latest
+ * contribution, so a row that arrives again, changes or is deleted moves the rollups by the
+ * difference from what it added before: exact, never double-counted, and as cheap on a busy day
+ * as on a quiet one.
+ */
 import { type Insertable, type Kysely, sql } from 'kysely';
 import type { Fields } from '../../shared/sync/registry.ts';
 import type { Db } from '../db/index.ts';
 import { refreshMenuCosts } from './costs.ts';
-import { addDays, localDay } from './dates.ts';
-import type { PnlTables } from './tables.ts';
+import { chunks, createDayDeltas, reprice, type Where } from './day-deltas.ts';
+import type { PnlLineRow, PnlOrderRow, PnlPaymentRow, PnlTables } from './tables.ts';
 
-const CHUNK = 400;
-const chunks = <T>(items: T[]) =>
-  Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, i) => items.slice(i * CHUNK, (i + 1) * CHUNK));
+type DayDeltas = ReturnType<typeof createDayDeltas>;
+type OrderFact = PnlOrderRow;
+type LineFact = PnlLineRow;
+type PaymentFact = PnlPaymentRow;
 
 const num = (value: unknown) => Number(value ?? 0);
 const text = (value: unknown) => String(value ?? '');
 
-export interface Where {
-  tenantId: string;
-  locationId: string;
-}
-
-interface OrderStanding {
-  business_day: string;
-  counted: number;
-}
-
-async function ordersOf(db: Db, at: Where, orderIds: string[]) {
-  const found = new Map<string, OrderStanding>();
-  for (const ids of chunks([...new Set(orderIds)])) {
-    const rows = await db
-      .selectFrom('pnl_orders')
-      .select(['id', 'business_day', 'counted'])
+/** The stored facts of one store's rows by id (bigints read back as numbers on both backends). */
+async function factsOf<T extends 'pnl_orders' | 'pnl_lines' | 'pnl_payments'>(
+  db: Db,
+  table: T,
+  at: Where,
+  column: 'id' | 'order_id',
+  ids: readonly string[],
+): Promise<Array<PnlTables[T]>> {
+  const loose = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+  const found: Array<PnlTables[T]> = [];
+  for (const part of chunks([...new Set(ids)])) {
+    const rows = await loose
+      .selectFrom(table)
+      .selectAll()
       .where('tenant_id', '=', at.tenantId)
       .where('location_id', '=', at.locationId)
-      .where('id', 'in', ids)
+      .where(column, 'in', part)
       .execute();
-    for (const row of rows) found.set(row.id, { business_day: row.business_day, counted: row.counted });
+    for (const row of rows) found.push(numeric(row) as unknown as PnlTables[T]);
   }
   return found;
 }
 
-const daysOf = (orders: Map<string, OrderStanding>) => [
-  ...new Set([...orders.values()].map((o) => o.business_day)),
-];
+const NUMERIC = ['counted', 'subtotal_minor', 'quantity', 'refunded_minor'];
+const numeric = (row: Record<string, unknown>) => {
+  for (const column of NUMERIC) if (column in row) row[column] = Number(row[column]);
+  return row;
+};
 
-/** An order's day and standing copied onto its items and payments (by the order_id index). */
-async function propagate(db: Db, at: Where, facts: Array<{ id: string } & OrderStanding>) {
-  const groups = new Map<string, string[]>();
-  for (const fact of facts) {
-    const key = `${fact.counted}|${fact.business_day}`;
-    groups.set(key, [...(groups.get(key) ?? []), fact.id]);
-  }
-  for (const [key, orderIds] of groups) {
-    const [counted, day] = [Number(key.slice(0, 1)), key.slice(2)];
-    for (const ids of chunks(orderIds))
-      for (const table of ['pnl_lines', 'pnl_payments'] as const)
-        await db
-          .updateTable(table)
-          .set({ business_day: day, counted })
-          .where('tenant_id', '=', at.tenantId)
-          .where('location_id', '=', at.locationId)
-          .where('order_id', 'in', ids)
-          .execute();
-  }
-}
+const byId = <T extends { id: string }>(rows: T[]) => new Map(rows.map((row) => [row.id, row]));
 
-/** Orders: each replaces its previous contribution; a cancelled order counts for nothing. */
 /**
  * Writes each fact over the stored one with its key (every other column replaced): a synced row
  * that arrives again replaces its contribution instead of adding to it.
@@ -84,6 +71,28 @@ async function replaceFacts<T extends keyof PnlTables & string>(
       .execute();
 }
 
+async function deleteFacts(db: Db, table: 'pnl_lines' | 'pnl_payments', at: Where, ids: string[]) {
+  for (const part of chunks(ids))
+    await db
+      .deleteFrom(table)
+      .where('tenant_id', '=', at.tenantId)
+      .where('location_id', '=', at.locationId)
+      .where('id', 'in', part)
+      .execute();
+}
+
+const addLine = (deltas: DayDeltas, line: LineFact, sign: 1 | -1) => {
+  if (line.counted) deltas.units(line.business_day, line.menu_item_id, sign * line.quantity);
+};
+const addPayment = (deltas: DayDeltas, payment: PaymentFact, sign: 1 | -1) => {
+  if (payment.counted) deltas.refund(payment.business_day, sign * payment.refunded_minor);
+};
+const addOrder = (deltas: DayDeltas, order: OrderFact, sign: 1 | -1) => {
+  deltas.touch(order.business_day);
+  if (order.counted) deltas.gross(order.business_day, sign * order.subtotal_minor);
+};
+
+/** Orders: each replaces its previous contribution; a cancelled or deleted order counts for nothing. */
 export async function recordOrders(db: Db, at: Where, rows: Fields[]) {
   const facts = rows.map((row) => ({
     tenant_id: at.tenantId,
@@ -93,27 +102,124 @@ export async function recordOrders(db: Db, at: Where, rows: Fields[]) {
     counted: row.status === 'cancelled' ? 0 : 1,
     subtotal_minor: num(row.subtotal_minor),
   }));
-  const before = await ordersOf(
+  await applyOrders(db, at, facts);
+}
+
+/** A deleted order keeps its day and stops counting, with its items and payments. */
+export async function forgetOrders(db: Db, at: Where, ids: string[]) {
+  const stored = await factsOf(db, 'pnl_orders', at, 'id', ids);
+  await applyOrders(
     db,
     at,
-    facts.map((f) => f.id),
+    stored.map((order) => ({ ...order, counted: 0 })),
+  );
+}
+
+async function applyOrders(db: Db, at: Where, facts: OrderFact[]) {
+  if (facts.length === 0) return;
+  const before = byId(
+    await factsOf(
+      db,
+      'pnl_orders',
+      at,
+      'id',
+      facts.map((f) => f.id),
+    ),
   );
   await replaceFacts(db, 'pnl_orders', ['tenant_id', 'location_id', 'id'], facts);
-  const changed = facts.filter((f) => {
+  const deltas = createDayDeltas();
+  for (const fact of facts) {
+    const old = before.get(fact.id);
+    if (old) addOrder(deltas, old, -1);
+    addOrder(deltas, fact, 1);
+  }
+  const moved = facts.filter((f) => {
     const old = before.get(f.id);
     return old?.business_day !== f.business_day || old.counted !== f.counted;
   });
-  await propagate(db, at, changed);
-  await recomputeDays(db, at, [...new Set([...daysOf(before), ...facts.map((f) => f.business_day)])]);
+  await moveDependents(db, at, moved, deltas);
+  await deltas.write(db, at);
+}
+
+/**
+ * An order that changed day or standing takes its items and payments with it: each leaves what
+ * it added where it was and adds it where the order now is.
+ */
+async function moveDependents(db: Db, at: Where, orders: OrderFact[], deltas: DayDeltas) {
+  if (orders.length === 0) return;
+  const now = byId(orders);
+  const ids = orders.map((o) => o.id);
+  const [lines, payments] = [
+    await factsOf(db, 'pnl_lines', at, 'order_id', ids),
+    await factsOf(db, 'pnl_payments', at, 'order_id', ids),
+  ];
+  const follow = <T extends LineFact | PaymentFact>(fact: T): T => {
+    const order = now.get(fact.order_id)!;
+    return { ...fact, business_day: order.business_day, counted: order.counted };
+  };
+  for (const line of lines) {
+    addLine(deltas, line, -1);
+    addLine(deltas, follow(line), 1);
+  }
+  for (const payment of payments) {
+    addPayment(deltas, payment, -1);
+    addPayment(deltas, follow(payment), 1);
+  }
+  const lineOrders = new Set(lines.map((l) => l.order_id));
+  const paymentOrders = new Set(payments.map((p) => p.order_id));
+  await propagate(
+    db,
+    'pnl_lines',
+    at,
+    orders.filter((o) => lineOrders.has(o.id)),
+  );
+  await propagate(
+    db,
+    'pnl_payments',
+    at,
+    orders.filter((o) => paymentOrders.has(o.id)),
+  );
+}
+
+/** An order's day and standing copied onto its items or payments (by the order_id index). */
+async function propagate(db: Db, table: 'pnl_lines' | 'pnl_payments', at: Where, orders: OrderFact[]) {
+  const groups = new Map<string, string[]>();
+  for (const order of orders) {
+    const key = `${order.counted}|${order.business_day}`;
+    groups.set(key, [...(groups.get(key) ?? []), order.id]);
+  }
+  for (const [key, orderIds] of groups) {
+    const [counted, day] = [Number(key.slice(0, 1)), key.slice(2)];
+    for (const ids of chunks(orderIds))
+      await db
+        .updateTable(table)
+        .set({ business_day: day, counted })
+        .where('tenant_id', '=', at.tenantId)
+        .where('location_id', '=', at.locationId)
+        .where('order_id', 'in', ids)
+        .execute();
+  }
+}
+
+/** An item or payment counts on its order's day while the order counts; one whose order has not arrived yet counts when it does. */
+async function standingOf(db: Db, at: Where, rows: Fields[]) {
+  const orders = byId(
+    await factsOf(
+      db,
+      'pnl_orders',
+      at,
+      'id',
+      rows.map((row) => text(row.order_id)),
+    ),
+  );
+  return (orderId: string) => ({
+    business_day: orders.get(orderId)?.business_day ?? '',
+    counted: orders.get(orderId)?.counted ?? 0,
+  });
 }
 
 export async function recordOrderItems(db: Db, at: Where, rows: Fields[]) {
-  const orders = await ordersOf(
-    db,
-    at,
-    rows.map((row) => text(row.order_id)),
-  );
-  // An item whose order has not arrived yet counts when the order does.
+  const standing = await standingOf(db, at, rows);
   const facts = rows.map((row) => ({
     tenant_id: at.tenantId,
     location_id: at.locationId,
@@ -121,121 +227,56 @@ export async function recordOrderItems(db: Db, at: Where, rows: Fields[]) {
     order_id: text(row.order_id),
     menu_item_id: text(row.menu_item_id),
     quantity: num(row.quantity),
-    business_day: orders.get(text(row.order_id))?.business_day ?? '',
-    counted: orders.get(text(row.order_id))?.counted ?? 0,
+    ...standing(text(row.order_id)),
   }));
-  await replaceFacts(db, 'pnl_lines', ['tenant_id', 'location_id', 'id'], facts);
-  await recomputeDays(db, at, daysOf(orders));
+  await applyFacts(db, at, 'pnl_lines', facts, addLine);
 }
 
 export async function recordPayments(db: Db, at: Where, rows: Fields[]) {
-  const orders = await ordersOf(
-    db,
-    at,
-    rows.map((row) => text(row.order_id)),
-  );
+  const standing = await standingOf(db, at, rows);
   const facts = rows.map((row) => ({
     tenant_id: at.tenantId,
     location_id: at.locationId,
     id: text(row.id),
     order_id: text(row.order_id),
     refunded_minor: num(row.refunded_minor),
-    business_day: orders.get(text(row.order_id))?.business_day ?? '',
-    counted: orders.get(text(row.order_id))?.counted ?? 0,
+    ...standing(text(row.order_id)),
   }));
-  await replaceFacts(db, 'pnl_payments', ['tenant_id', 'location_id', 'id'], facts);
-  await recomputeDays(db, at, daysOf(orders));
+  await applyFacts(db, at, 'pnl_payments', facts, addPayment);
 }
 
-/** Punches: the hours of the days they touch are worked out again from every punch of the store. */
-export async function recordPunches(db: Db, at: Where, timezone: string, rows: Fields[]) {
-  // A punch whose time does not parse adds no hours (and must not fail the store's push).
-  const facts = rows
-    .filter((row) => Number.isFinite(Date.parse(text(row.at))))
-    .map((row) => ({
-      tenant_id: at.tenantId,
-      location_id: at.locationId,
-      id: text(row.id),
-      staff_id: text(row.staff_id),
-      kind: text(row.kind),
-      at: new Date(text(row.at)).toISOString(),
-    }));
+async function applyFacts<T extends 'pnl_lines' | 'pnl_payments'>(
+  db: Db,
+  at: Where,
+  table: T,
+  facts: Array<PnlTables[T]>,
+  add: (deltas: DayDeltas, fact: PnlTables[T], sign: 1 | -1) => void,
+) {
   if (facts.length === 0) return;
-  const days = new Set<string>();
-  for (const ids of chunks(facts.map((f) => f.id))) {
-    const old = await db
-      .selectFrom('pnl_punches')
-      .select('at')
-      .where('tenant_id', '=', at.tenantId)
-      .where('location_id', '=', at.locationId)
-      .where('id', 'in', ids)
-      .execute();
-    for (const row of old) days.add(localDay(row.at, timezone));
-  }
-  await replaceFacts(db, 'pnl_punches', ['tenant_id', 'location_id', 'id'], facts);
-  for (const fact of facts) days.add(localDay(fact.at, timezone));
-  // A clock-out after midnight closes the shift of the day before.
-  for (const day of [...days]) days.add(addDays(day, -1));
-  await recomputeHours(db, at, timezone, [...days]);
-  await recomputeDays(db, at, [...days]);
+  const deltas = createDayDeltas();
+  for (const old of await factsOf(
+    db,
+    table,
+    at,
+    'id',
+    facts.map((f) => f.id),
+  ))
+    add(deltas, old, -1);
+  await replaceFacts(db, table, ['tenant_id', 'location_id', 'id'], facts as never);
+  for (const fact of facts) add(deltas, fact, 1);
+  await deltas.write(db, at);
 }
 
-/** Seconds worked per staff member and the local day their shift began; breaks are not paid. */
-export function hoursOf(punches: Array<{ staff_id: string; kind: string; at: string }>, timezone: string) {
-  const worked = new Map<string, number>();
-  const open = new Map<string, { day: string; since: number | null; seconds: number }>();
-  for (const punch of punches) {
-    const t = Date.parse(punch.at);
-    const shift = open.get(punch.staff_id);
-    if (punch.kind === 'clock_in') {
-      open.set(punch.staff_id, { day: localDay(punch.at, timezone), since: t, seconds: 0 });
-      continue;
-    }
-    if (!shift) continue;
-    if (shift.since !== null && (punch.kind === 'break_start' || punch.kind === 'clock_out')) {
-      shift.seconds += Math.max(0, Math.round((t - shift.since) / 1000));
-      shift.since = null;
-    }
-    if (punch.kind === 'break_end' && shift.since === null) shift.since = t;
-    if (punch.kind !== 'clock_out') continue;
-    const key = `${punch.staff_id}|${shift.day}`;
-    worked.set(key, (worked.get(key) ?? 0) + shift.seconds);
-    open.delete(punch.staff_id);
-  }
-  return [...worked].map(([key, seconds]) => {
-    const [staff_id, business_day] = key.split('|') as [string, string];
-    return { staff_id, business_day, seconds };
-  });
-}
-
-async function recomputeHours(db: Db, at: Where, timezone: string, days: string[]) {
-  const sorted = [...days].sort();
-  const from = `${addDays(sorted[0]!, -2)}T00:00:00.000Z`;
-  const to = `${addDays(sorted.at(-1)!, 3)}T00:00:00.000Z`;
-  const punches = await db
-    .selectFrom('pnl_punches')
-    .select(['staff_id', 'kind', 'at'])
-    .where('tenant_id', '=', at.tenantId)
-    .where('location_id', '=', at.locationId)
-    .where('at', '>=', from)
-    .where('at', '<', to)
-    .orderBy('staff_id')
-    .orderBy('at')
-    .execute();
-  const wanted = new Set(days);
-  const hours = hoursOf(punches, timezone).filter((h) => wanted.has(h.business_day) && h.seconds > 0);
-  for (const part of chunks(days))
-    await db
-      .deleteFrom('pnl_day_hours')
-      .where('tenant_id', '=', at.tenantId)
-      .where('location_id', '=', at.locationId)
-      .where('business_day', 'in', part)
-      .execute();
-  for (const part of chunks(hours))
-    await db
-      .insertInto('pnl_day_hours')
-      .values(part.map((h) => ({ tenant_id: at.tenantId, location_id: at.locationId, ...h })))
-      .execute();
+/** Deleted items and payments take back what they added. */
+export async function forgetFacts(db: Db, at: Where, table: 'pnl_lines' | 'pnl_payments', ids: string[]) {
+  const deltas = createDayDeltas();
+  const stored = await factsOf(db, table, at, 'id', ids);
+  if (stored.length === 0) return;
+  for (const fact of stored)
+    if (table === 'pnl_lines') addLine(deltas, fact as LineFact, -1);
+    else addPayment(deltas, fact as PaymentFact, -1);
+  await deleteFacts(db, table, at, ids);
+  await deltas.write(db, at);
 }
 
 /** Recipes and menu items change what an item costs: the store's costs are worked out again. */
@@ -264,115 +305,21 @@ export async function recordMenuItems(db: Db, at: Where, rows: Fields[]) {
   await reprice(db, at.tenantId, { locationId: at.locationId });
 }
 
-async function sumsByDay(query: Promise<Array<{ business_day: string; total: unknown }>>) {
-  return new Map((await query).map((row) => [row.business_day, num(row.total)]));
-}
-
-/**
- * A location's days worked out again from its facts: units sold per menu item, then the day's money
- * (gross from counted orders' subtotals, refunds from their payments), then its costs.
- */
-export async function recomputeDays(db: Db, at: Where, days: string[]) {
-  if (days.length === 0) return;
-  for (const part of chunks([...new Set(days)])) {
-    await db
-      .deleteFrom('pnl_day_items')
-      .where('tenant_id', '=', at.tenantId)
-      .where('location_id', '=', at.locationId)
-      .where('business_day', 'in', part)
-      .execute();
-    await db
-      .insertInto('pnl_day_items')
-      .columns(['tenant_id', 'location_id', 'business_day', 'menu_item_id', 'quantity'])
-      .expression(
-        db
-          .selectFrom('pnl_lines')
-          .select((eb) => [
-            'tenant_id',
-            'location_id',
-            'business_day',
-            'menu_item_id',
-            eb.fn.sum<number>('quantity').as('quantity'),
-          ])
-          .where('tenant_id', '=', at.tenantId)
-          .where('location_id', '=', at.locationId)
-          .where('business_day', 'in', part)
-          .where('counted', '=', 1)
-          .groupBy(['tenant_id', 'location_id', 'business_day', 'menu_item_id']),
-      )
-      .execute();
-    const orders = db
-      .selectFrom('pnl_orders')
-      .select((eb) => ['business_day', eb.fn.sum<string>('subtotal_minor').as('total')])
-      .where('tenant_id', '=', at.tenantId)
-      .where('location_id', '=', at.locationId)
-      .where('counted', '=', 1)
-      .where('business_day', 'in', part)
-      .groupBy('business_day');
-    const refunds = db
-      .selectFrom('pnl_payments')
-      .select((eb) => ['business_day', eb.fn.sum<string>('refunded_minor').as('total')])
-      .where('tenant_id', '=', at.tenantId)
-      .where('location_id', '=', at.locationId)
-      .where('business_day', 'in', part)
-      .where('counted', '=', 1)
-      .groupBy('business_day');
-    const gross = await sumsByDay(orders.execute());
-    const refunded = await sumsByDay(refunds.execute());
-    await db
-      .insertInto('pnl_days')
-      .values(
-        part.map((day) => ({
-          tenant_id: at.tenantId,
-          location_id: at.locationId,
-          business_day: day,
-          gross_minor: gross.get(day) ?? 0,
-          discount_minor: 0,
-          refund_minor: refunded.get(day) ?? 0,
-          food_cost_minor: 0,
-          beverage_cost_minor: 0,
-          labor_cost_minor: 0,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['tenant_id', 'location_id', 'business_day']).doUpdateSet((eb) => ({
-          gross_minor: eb.ref('excluded.gross_minor'),
-          discount_minor: eb.ref('excluded.discount_minor'),
-          refund_minor: eb.ref('excluded.refund_minor'),
-        })),
-      )
-      .execute();
-    await reprice(db, at.tenantId, { locationId: at.locationId, days: part });
-  }
-}
-
-/**
- * Costs of days multiplied again from their quantities at the item costs and wages in force, each
- * location-day rounded to cents once: every report sums these, so totals add up exactly.
- */
-export async function reprice(
-  trx: Db,
-  tenantId: string,
-  scope: { locationId?: string; days?: string[] } = {},
+/** A deleted recipe or menu item no longer prices what the store sold. */
+export async function forgetCosting(
+  db: Db,
+  at: Where,
+  table: 'pnl_recipes' | 'pnl_menu_items',
+  ids: string[],
 ) {
-  const cost = (beverage: 0 | 1) => sql<number>`coalesce((
-      select cast(round(sum(i.quantity * m.unit_cost_micros) / 10000.0) as bigint)
-      from pnl_day_items i join pnl_menu_costs m
-        on m.tenant_id = i.tenant_id and m.location_id = i.location_id and m.menu_item_id = i.menu_item_id
-      where i.tenant_id = pnl_days.tenant_id and i.location_id = pnl_days.location_id
-        and i.business_day = pnl_days.business_day and m.is_beverage = ${beverage}), 0)`;
-  const labor = sql<number>`coalesce((
-      select cast(round(sum(h.seconds * w.hourly_rate_minor) / 3600.0) as bigint)
-      from pnl_day_hours h join pnl_wage_rates w
-        on w.tenant_id = h.tenant_id and w.staff_id = h.staff_id and w.effective_from <= h.business_day
-        and (w.effective_to is null or w.effective_to >= h.business_day)
-      where h.tenant_id = pnl_days.tenant_id and h.location_id = pnl_days.location_id
-        and h.business_day = pnl_days.business_day), 0)`;
-  await trx
-    .updateTable('pnl_days')
-    .set({ food_cost_minor: cost(0), beverage_cost_minor: cost(1), labor_cost_minor: labor })
-    .where('tenant_id', '=', tenantId)
-    .$if(scope.locationId !== undefined, (q) => q.where('location_id', '=', scope.locationId!))
-    .$if(scope.days !== undefined, (q) => q.where('business_day', 'in', scope.days!))
-    .execute();
+  const key = table === 'pnl_recipes' ? 'menu_item_id' : 'id';
+  for (const part of chunks(ids))
+    await db
+      .deleteFrom(table)
+      .where('tenant_id', '=', at.tenantId)
+      .where('location_id', '=', at.locationId)
+      .where(key, 'in', part)
+      .execute();
+  await refreshMenuCosts(db, at.tenantId, at.locationId);
+  await reprice(db, at.tenantId, { locationId: at.locationId });
 }

@@ -27,12 +27,20 @@ export type RowObserver = (
   rows: Array<{ row_id: string; version: number; fields: Fields }>,
 ) => Promise<void>;
 
+/** The same for the rows a batch deleted, by id (only for modules that keep something per row). */
+export type DeletionObserver = (trx: Db, scope: Scope, rowIds: string[]) => Promise<void>;
+
+export interface TableObserver {
+  written: RowObserver;
+  deleted?: DeletionObserver | undefined;
+}
+
 export interface PushDeps {
   queries: SyncStore;
   events: EventLog;
   hlc: Hlc;
   newId: IdGenerator;
-  observers: ReadonlyMap<SyncTableName, readonly RowObserver[]>;
+  observers: ReadonlyMap<SyncTableName, readonly TableObserver[]>;
 }
 
 /** What one batch leaves to write once every change has been decided. */
@@ -167,24 +175,33 @@ export function createPushApplier(deps: PushDeps) {
  * ahead: its change still applies (its stamp still orders its merged fields), but one bad clock
  * does not drag every stamp the cloud issues along with it.
  */
-/** Hands each table's written rows to the modules observing it, in the writing transaction. */
+/** Hands each table's written and deleted rows to the modules observing it, in the writing transaction. */
 export async function notifyObservers(
-  observers: ReadonlyMap<SyncTableName, readonly RowObserver[]>,
+  observers: ReadonlyMap<SyncTableName, readonly TableObserver[]>,
   trx: Db,
   scope: Scope,
   rows: Iterable<SyncRowRow>,
 ) {
   if (observers.size === 0) return;
-  const byTable = new Map<SyncTableName, Array<{ row_id: string; version: number; fields: Fields }>>();
+  const byTable = new Map<SyncTableName, { written: Parameters<RowObserver>[2]; deleted: string[] }>();
   for (const row of rows) {
     const table = row.table_name as SyncTableName;
-    if (row.fields === null || !observers.has(table)) continue;
-    const list = byTable.get(table) ?? [];
-    list.push({ row_id: row.row_id, version: Number(row.version), fields: JSON.parse(row.fields) as Fields });
-    byTable.set(table, list);
+    if (!observers.has(table)) continue;
+    const batch = byTable.get(table) ?? { written: [], deleted: [] };
+    byTable.set(table, batch);
+    if (row.fields === null) batch.deleted.push(row.row_id);
+    else
+      batch.written.push({
+        row_id: row.row_id,
+        version: Number(row.version),
+        fields: JSON.parse(row.fields) as Fields,
+      });
   }
-  for (const [table, written] of byTable)
-    for (const observe of observers.get(table)!) await observe(trx, scope, written);
+  for (const [table, { written, deleted }] of byTable)
+    for (const observer of observers.get(table)!) {
+      if (written.length > 0) await observer.written(trx, scope, written);
+      if (deleted.length > 0 && observer.deleted) await observer.deleted(trx, scope, deleted);
+    }
 }
 
 function observe(hlc: Hlc, stamp: string) {

@@ -26,7 +26,13 @@ import { type ApplianceIdentity, createApplianceCredentials } from './appliances
 import { CLOUD_DOC_CLIENT, rowKey, toRowState } from './apply.ts';
 import type { FeedPage } from './feed-json.ts';
 import { createGroupCommit } from './group-commit.ts';
-import { createPushApplier, notifyObservers, type RowObserver } from './push.ts';
+import {
+  createPushApplier,
+  type DeletionObserver,
+  notifyObservers,
+  type RowObserver,
+  type TableObserver,
+} from './push.ts';
 import { createSyncStatus } from './status.ts';
 import { createSyncStore, type Scope } from './store.ts';
 import type { SyncRowRow } from './tables.ts';
@@ -102,7 +108,7 @@ export function createSyncService(deps: SyncDeps) {
   // A node id per process: two cloud replicas must never issue the same stamp.
   const hlc = createHlc(`cloud.${randomBytes(4).toString('hex')}`, () => clock.now().getTime());
   const now = () => clock.now().toISOString();
-  const observers = new Map<SyncTableName, RowObserver[]>();
+  const observers = new Map<SyncTableName, TableObserver[]>();
   const pushed: PushListener[] = [];
   const snapshotting: Array<(scope: Scope) => Promise<void>> = [];
   const pusher = createPushApplier({ queries, events: deps.events, hlc, newId: deps.newId, observers });
@@ -258,9 +264,12 @@ export function createSyncService(deps: SyncDeps) {
     ...channel,
     ...health,
 
-    /** Lets another module act on a table's rows in the transaction that applies a push of them. */
-    observe(table: SyncTableName, observer: RowObserver) {
-      observers.set(table, [...(observers.get(table) ?? []), observer]);
+    /**
+     * Lets another module act on a table's rows in the transaction that applies a push or a cloud
+     * edit of them; `deleted` hears of the rows deleted, for a module that keeps something per row.
+     */
+    observe(table: SyncTableName, written: RowObserver, deleted?: DeletionObserver) {
+      observers.set(table, [...(observers.get(table) ?? []), { written, deleted }]);
     },
 
     /**

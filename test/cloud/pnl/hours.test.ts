@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hoursOf } from '../../../cloud/pnl/rollup.ts';
+import { hoursOf } from '../../../cloud/pnl/rollup-hours.ts';
 
 describe('hours worked from punches', () => {
   it('counts a shift on the store-local day it began, less its breaks', () => {

@@ -33,7 +33,13 @@ export async function member(cloud: TestCloud, tenantId: string, email: string, 
   return { id: tokens.user.id, token: tokens.access_token, call: callerOf(cloud, tokens.access_token) };
 }
 
-export type Row = readonly [SyncTableName, Record<string, unknown>];
+export type Row =
+  | readonly [SyncTableName, Record<string, unknown>]
+  | readonly [SyncTableName, Record<string, unknown>, 'delete'];
+
+/** The store deleting a row (a delete carries the row's key only, and no fields). */
+export const removal = (table: SyncTableName, rowId: string) =>
+  [table, { [SYNC_TABLES[table].key]: rowId }, 'delete'] as const satisfies Row;
 
 /** A store's appliance pushing rows through the real /v1/sync/push, each row at its next version. */
 export function storePusher(cloud: TestCloud, credential: string) {
@@ -48,15 +54,15 @@ export function storePusher(cloud: TestCloud, credential: string) {
           : value,
       ]),
     );
-  const change = (table: SyncTableName, fields: Record<string, unknown>): Change => {
+  const change = ([table, fields, op]: Row): Change => {
     const rowId = String(fields[SYNC_TABLES[table].key]);
     const key = `${table}/${rowId}`;
     const version = (versions.get(key) ?? 0) + 1;
     versions.set(key, version);
     const stamp = hlc.tick();
-    const encoded = encode(table, fields);
+    const encoded = op === 'delete' ? null : encode(table, fields);
     const merged: Partial<Change> = {};
-    if (SYNC_TABLES[table].strategy === 'merge') {
+    if (encoded && SYNC_TABLES[table].strategy === 'merge') {
       const doc = createRowDoc(7);
       writeFields(doc, encoded as Record<string, FieldValue>, stamp);
       merged.doc = Buffer.from(encodeRowDoc(doc)).toString('base64');
@@ -65,7 +71,7 @@ export function storePusher(cloud: TestCloud, credential: string) {
       change_id: newId(),
       table,
       row_id: rowId,
-      op: version === 1 ? 'insert' : 'update',
+      op: op ?? (version === 1 ? 'insert' : 'update'),
       base_version: version - 1,
       version,
       hlc: stamp,
@@ -80,7 +86,7 @@ export function storePusher(cloud: TestCloud, credential: string) {
         url: '/v1/sync/push',
         headers: { authorization: `Appliance ${credential}` },
         payload: {
-          changes: rows.slice(i, i + 100).map(([table, fields]) => change(table, fields)),
+          changes: rows.slice(i, i + 100).map(change),
           queue_depth: 0,
         },
       });
