@@ -105,51 +105,51 @@ export function hoursOf(punches: Array<{ staff_id: string; kind: string; at: str
 }
 
 /**
- * The hours of each touched staff member on each touched day, from that member's punches of the
- * days around (a clock-out after midnight closes the shift of the day before). Another member's
- * hours cannot change, so a busy store costs no more than a quiet one.
+ * The hours of the touched staff members on the touched days (each punch's day and the day
+ * before: a clock-out after midnight closes the shift of the day before), from those members'
+ * punches from the first of those days to two days after the last (a shift is counted on the day
+ * it began). Other members' hours cannot change, so their punches are not read.
  */
 async function recomputeHours(db: Db, at: Where, timezone: string, touched: PunchFact[]) {
-  const daysOf = new Map<string, Set<string>>();
+  const staff = [...new Set(touched.map((p) => p.staff_id))];
+  const days = new Set<string>();
   for (const punch of touched) {
     const day = localDay(punch.at, timezone);
-    const days = daysOf.get(punch.staff_id) ?? new Set<string>();
     days.add(day).add(addDays(day, -1));
-    daysOf.set(punch.staff_id, days);
   }
-  const deltas = createDayDeltas();
-  for (const [staffId, days] of daysOf) {
-    await recomputeStaffHours(db, at, timezone, staffId, [...days]);
-    for (const day of days) deltas.touch(day);
-  }
-  await deltas.write(db, at);
-}
-
-async function recomputeStaffHours(db: Db, at: Where, timezone: string, staffId: string, days: string[]) {
   const sorted = [...days].sort();
-  const punches = await db
-    .selectFrom('pnl_punches')
-    .select(['staff_id', 'kind', 'at'])
-    .where('tenant_id', '=', at.tenantId)
-    .where('location_id', '=', at.locationId)
-    .where('staff_id', '=', staffId)
-    .where('at', '>=', `${addDays(sorted[0]!, -2)}T00:00:00.000Z`)
-    .where('at', '<', `${addDays(sorted.at(-1)!, 3)}T00:00:00.000Z`)
-    .orderBy('at')
-    .execute();
-  const wanted = new Set(days);
-  const hours = hoursOf(punches, timezone).filter((h) => wanted.has(h.business_day) && h.seconds > 0);
-  for (const part of chunks(days))
-    await db
-      .deleteFrom('pnl_day_hours')
-      .where('tenant_id', '=', at.tenantId)
-      .where('location_id', '=', at.locationId)
-      .where('staff_id', '=', staffId)
-      .where('business_day', 'in', part)
-      .execute();
+  const punches = [];
+  for (const part of chunks(staff))
+    punches.push(
+      ...(await db
+        .selectFrom('pnl_punches')
+        .select(['staff_id', 'kind', 'at'])
+        .where('tenant_id', '=', at.tenantId)
+        .where('location_id', '=', at.locationId)
+        .where('staff_id', 'in', part)
+        // Local days are at most 14 hours either side of UTC's.
+        .where('at', '>=', `${addDays(sorted[0]!, -1)}T00:00:00.000Z`)
+        .where('at', '<', `${addDays(sorted.at(-1)!, 3)}T00:00:00.000Z`)
+        .orderBy('staff_id')
+        .orderBy('at')
+        .execute()),
+    );
+  const hours = hoursOf(punches, timezone).filter((h) => days.has(h.business_day) && h.seconds > 0);
+  for (const staffPart of chunks(staff))
+    for (const dayPart of chunks(sorted))
+      await db
+        .deleteFrom('pnl_day_hours')
+        .where('tenant_id', '=', at.tenantId)
+        .where('location_id', '=', at.locationId)
+        .where('staff_id', 'in', staffPart)
+        .where('business_day', 'in', dayPart)
+        .execute();
   for (const part of chunks(hours))
     await db
       .insertInto('pnl_day_hours')
       .values(part.map((h) => ({ tenant_id: at.tenantId, location_id: at.locationId, ...h })))
       .execute();
+  const deltas = createDayDeltas();
+  for (const day of sorted) deltas.touch(day);
+  await deltas.write(db, at);
 }

@@ -218,5 +218,5 @@ describe.each(backends)('P&L rollups moved by each row’s difference (%s)', (ba
       [...days.values()].reduce((total, d) => total + pick(d), 0);
     expect(Math.round(report.revenue.gross_revenue * 100)).toBe(sum((d) => d.gross));
     expect(Math.round(report.revenue.refunds * 100)).toBe(-sum((d) => d.refund));
-  });
+  }, 120_000);
 });
