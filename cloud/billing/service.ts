@@ -56,8 +56,8 @@ export function createBillingService(deps: BillingDeps) {
   }
 
   const usage = createUsageIngest(
-    { db, clock: deps.clock, newId: deps.newId, isTransientConflict: deps.store.isTransientConflict },
-    { maxBatch: 1000, lanes: deps.store.dialect === 'pg' ? 2 : 1 },
+    { store: deps.store, clock: deps.clock, newId: deps.newId },
+    { maxBatch: 1000, lanes: deps.store.dialect === 'pg' ? 4 : 1 },
   );
   const records = createRecordService({ ...deps, subscriptionRow, usage });
   const discounts = createDiscountService({ ...deps, subscriptionRow });

@@ -2,21 +2,23 @@
 import { notFound, validationError } from './errors.ts';
 import type { RecordDeps } from './records.ts';
 import type { NewUsage } from './schemas-records.ts';
+import { recordedAt } from './usage.ts';
 import { usageSummary } from './usage-store.ts';
 import { toUsageRecord } from './views.ts';
-
-const iso = (value: string) => new Date(value).toISOString();
 
 export function createUsageApi(deps: Pick<RecordDeps, 'store' | 'usage' | 'subscriptionRow'>) {
   const db = deps.store.db;
   return {
     async postUsage(tenantId: string, input: NewUsage) {
+      recordedAt(input.timestamp);
       const result = await deps.usage.submit(tenantId, input);
       if (result.outcome === 'not_found') throw notFound('Subscription');
       return toUsageRecord(result.record, result.outcome === 'duplicate');
     },
 
     async postUsageBatch(tenantId: string, inputs: NewUsage[]) {
+      // A bad record refuses the batch before any of it is written.
+      for (const [i, input] of inputs.entries()) recordedAt(input.timestamp, `body.records.${i}.timestamp`);
       const results = await deps.usage.submitMany(tenantId, inputs);
       const count = (outcome: string) => results.filter((result) => result.outcome === outcome).length;
       return {
@@ -38,8 +40,8 @@ export function createUsageApi(deps: Pick<RecordDeps, 'store' | 'usage' | 'subsc
       query: { metric_name: string; start_time: string; end_time: string },
     ) {
       await deps.subscriptionRow(tenantId, subscriptionId);
-      const start = iso(query.start_time);
-      const end = iso(query.end_time);
+      const start = recordedAt(query.start_time, 'querystring.start_time');
+      const end = recordedAt(query.end_time, 'querystring.end_time');
       if (start >= end)
         throw validationError('querystring.end_time must be later than querystring.start_time');
       const row = await usageSummary(db, tenantId, {

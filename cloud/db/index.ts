@@ -40,6 +40,12 @@ export interface Store {
   db: Db;
   dialect: DialectName;
   prepareRead: PrepareRead;
+  /**
+   * A write compiled once and run outside any transaction: on PostgreSQL a named prepared statement
+   * (parsed and planned once per connection); on SQLite through Kysely, whose one connection it
+   * shares with transactions (and whose statements are cached anyway).
+   */
+  prepareWrite: PrepareRead;
   isUniqueViolation(error: unknown): boolean;
   /** The transaction lost a race with a concurrent one and is worth running again. */
   isTransientConflict(error: unknown): boolean;
@@ -79,6 +85,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     db,
     dialect: dialectModule.name,
     prepareRead: backend.prepareRead,
+    prepareWrite: usePostgres ? backend.prepareRead : kyselyRead(db),
     isUniqueViolation: dialectModule.isUniqueViolation,
     isTransientConflict: dialectModule.isTransientConflict,
     selectByKeys: (db, lookup) => dialectModule.selectByKeys(db as Kysely<unknown>, lookup),
@@ -106,4 +113,11 @@ export async function migrateToLatest(db: Db, schema?: string) {
   }
 }
 export { createBatchLoader, keyedRead } from './batch.ts';
+export {
+  createGroupCommit,
+  createGroupQueue,
+  eachInSavepoint,
+  type GroupCommitOptions,
+  type Settled,
+} from './group-commit.ts';
 export type { Database } from './schema.ts';

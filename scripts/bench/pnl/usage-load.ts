@@ -44,44 +44,71 @@ export async function summary(target: Target, subscriptionId: string, metric: st
   return (await response.json()) as { total_quantity: number; record_count: number };
 }
 
-/** Single-record posts from `connections` clients for `seconds`, each with a fresh key. */
+/**
+ * Single-record posts from `connections` clients for `seconds`. One post in ten re-sends an earlier
+ * record (the same key and quantity: a client retrying after a lost answer), often while the first
+ * is still in flight on another connection. Afterwards the summary must count every key once, and
+ * exactly one post of each key must have been answered 201.
+ */
 export async function singlePosts(target: Target, connections: number, seconds: number, metric: string) {
   const pool = new Pool(target.url, { connections, pipelining: 1 });
   const statuses: Record<string, number> = {};
   const latencies: number[] = [];
-  let quantity = 0;
+  const sent: Array<{ key: string; body: string }> = [];
+  const quantities = new Map<string, number>();
+  const acknowledged = new Set<string>();
+  const subscriptionId = target.subscriptionIds[0]!;
+  let posts = 0;
+  function nextBody() {
+    const i = posts++;
+    // A re-send of one of the last 128 records: some still in flight, some just committed.
+    if (i % 10 === 9 && sent.length > 0)
+      return sent[sent.length - 1 - Math.floor(Math.random() * Math.min(sent.length, 128))]!;
+    const key = `s-${i}-${randomUUID()}`;
+    quantities.set(key, 1 + (i % 5));
+    const body = JSON.stringify(record(subscriptionId, metric, key, 1 + (i % 5), '2030-06-01T00:00:00Z'));
+    sent.push({ key, body });
+    return sent.at(-1)!;
+  }
   const deadline = performance.now() + seconds * 1000;
   const started = performance.now();
-  const subscriptionId = target.subscriptionIds[0]!;
   async function client() {
     while (performance.now() < deadline) {
-      const sent = performance.now();
-      const body = record(subscriptionId, metric, randomUUID(), 1, '2030-06-01T00:00:00Z');
+      const { key, body } = nextBody();
+      const at = performance.now();
       const response = await pool.request({
         path: '/v1/billing/usage',
         method: 'POST',
         headers: headers(target.token),
-        body: JSON.stringify(body),
+        body,
       });
       await response.body.dump();
-      latencies.push(performance.now() - sent);
+      latencies.push(performance.now() - at);
       statuses[response.statusCode] = (statuses[response.statusCode] ?? 0) + 1;
-      if (response.statusCode === 201) quantity += 1;
+      if (response.statusCode === 200 || response.statusCode === 201) acknowledged.add(key);
     }
   }
   await Promise.all(Array.from({ length: connections }, client));
   const elapsed = (performance.now() - started) / 1000;
   await pool.close();
-  const created = statuses[201] ?? 0;
+  const counted = await summary(target, subscriptionId, metric);
+  const answered = (statuses[201] ?? 0) + (statuses[200] ?? 0);
+  const expectedTotal = [...acknowledged].reduce((sum, key) => sum + quantities.get(key)!, 0);
   return {
     connections,
     seconds: Math.round(elapsed * 100) / 100,
     requests: latencies.length,
-    created,
-    records_per_sec: Math.round(created / elapsed),
+    resends: latencies.length - quantities.size,
+    posts_per_sec: Math.round(answered / elapsed),
+    created_per_sec: Math.round((statuses[201] ?? 0) / elapsed),
     latency_ms: { p50: percentile(latencies, 50), p99: percentile(latencies, 99) },
     statuses,
-    expected_total: quantity,
+    summary: counted,
+    expected: { record_count: acknowledged.size, total_quantity: expectedTotal },
+    double_counts: counted.record_count - acknowledged.size,
+    quantity_difference: counted.total_quantity - expectedTotal,
+    /** Posts answered 201 beyond one per key: a repeat told it was new. */
+    extra_created: (statuses[201] ?? 0) - acknowledged.size,
   };
 }
 
