@@ -8,9 +8,11 @@ import { signalAll } from './lib/children.ts';
 import { round } from './lib/load.ts';
 import { codeVersion, machineSampler } from './lib/report.ts';
 import {
+  ANCHOR,
   BROKER_DESCRIPTIONS,
   BROKER_NAMES,
   type BrokerName,
+  isMosquitto,
   type StartedBroker,
   startBrokerUnderTest,
 } from './mqtt/brokers.ts';
@@ -26,13 +28,14 @@ import {
   warmUp,
 } from './mqtt/cases.ts';
 import { forkLoadProcess, killLoadProcesses, type LoadProcess } from './mqtt/control.ts';
-import { MOSQUITTO, MOSQUITTO_MISSING, mosquittoVersion } from './mqtt/mosquitto.ts';
+import { MOSQUITTO, MOSQUITTO_MISSING, mosquittoConfig, mosquittoVersion } from './mqtt/mosquitto.ts';
 import { stamp } from './mqtt/payload.ts';
 import { FULL_PLAN, type MqttPlan, QUICK_PLAN } from './mqtt/plan.ts';
 import type { PublisherRequest, SubscriberRequest } from './mqtt/protocol.ts';
 import {
   type BrokerReport,
   goalsOf,
+  lossesOf,
   type MqttReport,
   ratiosToMosquitto,
   summarizeMqtt,
@@ -58,7 +61,7 @@ const LAYOUT =
   'bench process: orchestration only (starts each broker, asks the load processes over IPC, polls ' +
   'progress, reads /proc); load process 1: the 10 publishers (mqtt.js clients on one event loop); ' +
   'load process 2: the subscriber (mqtt.js); the broker under test in a process of its own (Mosquitto: ' +
-  'its C binary, one thread; ours: Node with tsx running startBroker). All three brokers run from the ' +
+  'its C binary, one thread; ours: Node running startBroker, compiled). All brokers run from the ' +
   'start; each case runs on each broker in turn while the others sit idle. All share ' +
   "this machine's cores: in saturated cases the load processes take CPU the broker would otherwise " +
   'have (cpu_percent per case shows who was busy). Clients connect afresh for each case; MQTT 3.1.1.';
@@ -118,6 +121,7 @@ function notesOf(measure: CaseMeasurement, plan: MqttPlan) {
 interface RunContext {
   rig: LoadRig;
   identities: Identities;
+  outstanding: number;
   workDir: string;
   plan: MqttPlan;
   cases: readonly CaseName[];
@@ -136,7 +140,7 @@ interface Entry {
 
 async function startOne(name: BrokerName, context: RunContext): Promise<Entry> {
   const entry: Entry = { name, report: emptyBrokerReport(name), broker: undefined, rssAtStart: 0 };
-  if (name === 'mosquitto' && mosquittoVersion() === undefined) {
+  if (isMosquitto(name) && mosquittoVersion() === undefined) {
     entry.report.problems.push(MOSQUITTO_MISSING);
     return entry;
   }
@@ -238,6 +242,7 @@ async function measureAll(names: BrokerName[], plan: MqttPlan, options: MqttBenc
     const context: RunContext = {
       rig: { publishers, subscriber, clockCorrection: clock.value },
       identities,
+      outstanding: plan.publishers * plan.window,
       workDir,
       plan,
       cases: options.cases?.length ? options.cases : CASE_NAMES,
@@ -301,15 +306,20 @@ export async function runMqttBench(options: MqttBenchOptions): Promise<MqttRepor
       mosquitto: {
         binary: MOSQUITTO,
         version: mosquittoVersion() ?? null,
-        config: 'listener <free port> 127.0.0.1 / allow_anonymous true / persistence false',
+        anchor: ANCHOR,
+        configs: {
+          'mosquitto-fair': mosquittoConfig('<free port>', { inflight: plan.publishers * plan.window }),
+          mosquitto: mosquittoConfig('<free port>'),
+        },
         defaults_that_matter:
-          'max_inflight_messages 20 and max_queued_messages 1000 per client: past them a QoS 1 message for that client is dropped (its publisher already has its PUBACK); set_tcp_nodelay false: Nagle on its sockets, which shows in its latency tail at 1,000 msg/s',
+          'max_inflight_messages 20 and max_queued_messages 1000 per client: past them a QoS 1 message for that client is dropped (its publisher already has its PUBACK); set_tcp_nodelay false: Nagle on its sockets, which shows in its latency tail at 1,000 msg/s. mosquitto-fair raises all three.',
       },
       clock_correction_ms: measured?.clock ?? null,
     },
     valid: allProblems.length === 0,
     problems: allProblems,
     brokers,
+    losses: lossesOf(brokers),
     ratios_to_mosquitto: Object.fromEntries(
       (['ours-tcp', 'ours-tls-acl'] as const)
         .filter((name) => brokers[name])

@@ -3,9 +3,11 @@
  * client certificates of the device CA, plain TCP for development, MQTT over WebSocket through the
  * local API for browser screens; per-identity ACL on the topics of shared/mqtt/topics.ts; sessions
  * and QoS 1/2 messages on disk; slow clients cut before they can stall the others; what each
- * connection hands over at once bounded, so a busy broker's messages die young (intake.ts); MQTT
- * 3.1.1's input rules and a maximum packet size enforced on the bytes before aedes parses them
- * (input-guard.ts); device topics routed at their channel's QoS (qos-policy.ts).
+ * connection hands over at once bounded, so a busy broker's messages die young (intake.ts), and
+ * held back while a subscriber that drains is behind (backpressure.ts); a connection's packets of
+ * one turn written to its socket at once (outbound.ts); MQTT 3.1.1's input rules and a maximum
+ * packet size enforced on the bytes before aedes parses them (input-guard.ts); device topics
+ * routed at their channel's QoS (qos-policy.ts).
  */
 import type { EventEmitter } from 'node:events';
 import type { IncomingMessage } from 'node:http';
@@ -16,12 +18,14 @@ import type { Logger } from 'pino';
 import { createWebSocketStream, type WebSocket } from 'ws';
 import { DEFAULT_TOPIC_PREFIX, type DeviceType } from '../../../shared/mqtt/topics.ts';
 import type { BrokerPrincipal } from './acl.ts';
+import { createBackpressure, DEFAULT_CONGESTED_BYTES, DEFAULT_STALL_MS } from './backpressure.ts';
 import { guardDelivery } from './delivery.ts';
 import { createBrokerHooks, type Session, type Transport } from './hooks.ts';
 import { identityFromCertificate } from './identity.ts';
 import { DEFAULT_MAX_PACKET_BYTES, guardInput } from './input-guard.ts';
 import { boundIntake } from './intake.ts';
 import { type Listener, listenTcp, listenTls, type TlsListener, type TlsMaterial } from './listeners.ts';
+import { coalesceWrites } from './outbound.ts';
 import { createSqlitePersistence } from './persistence.ts';
 import { createQosPolicy, type QosPolicy } from './qos-policy.ts';
 
@@ -138,6 +142,10 @@ export async function startBroker(options: BrokerOptions): Promise<ApplianceBrok
   const persistence = createSqlitePersistence(options.dataDir);
   const drainTimeout = options.drainTimeoutMs ?? 10_000;
   const maxPacketBytes = options.maxPacketBytes ?? DEFAULT_MAX_PACKET_BYTES;
+  const backpressure = createBackpressure({
+    congestedBytes: DEFAULT_CONGESTED_BYTES,
+    stallMs: DEFAULT_STALL_MS,
+  });
   const aedes = await Aedes.createBroker({
     persistence,
     drainTimeout,
@@ -183,7 +191,9 @@ export async function startBroker(options: BrokerOptions): Promise<ApplianceBrok
           'protocol violation; connection closed',
         ),
     });
-    boundIntake(conn, client);
+    boundIntake(conn, client, backpressure);
+    coalesceWrites(conn);
+    backpressure.watch(conn);
     sessions.set(client, { transport, denials: 0, ...extra });
     guardDelivery(client, {
       maxQueued: options.maxQueuedPerClient ?? 1000,

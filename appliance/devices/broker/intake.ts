@@ -12,11 +12,15 @@
  * ends inside a large packet gets its next slice on the next turn, since aedes, which would
  * otherwise wait for the socket's next 'readable', has nothing in flight to wake it.
  *
+ * Before each batch it asks `gate` (backpressure.ts) too: while a subscriber is congested, the
+ * batch waits, and is read once the gate says so.
+ *
  * Works on per-connection members of aedes' Client (`_parsingBatch`, `_nextBatch`) that its
  * typings do not declare; the conformance tests fail if they change.
  */
 import type { Duplex } from 'node:stream';
 import type { Client } from 'aedes';
+import type { Backpressure } from './backpressure.ts';
 
 interface ClientInternals {
   closed: boolean;
@@ -29,7 +33,12 @@ interface ClientInternals {
 export const DEFAULT_BATCH_BYTES = 16 * 1024;
 
 /** Call it right after `aedes.handle(conn)`, before any data is read. */
-export function boundIntake(conn: Duplex, client: Client, maxBytes = DEFAULT_BATCH_BYTES) {
+export function boundIntake(
+  conn: Duplex,
+  client: Client,
+  gate?: Backpressure | undefined,
+  maxBytes = DEFAULT_BATCH_BYTES,
+) {
   const inner = client as unknown as ClientInternals;
   const read = conn.read.bind(conn);
 
@@ -40,7 +49,9 @@ export function boundIntake(conn: Duplex, client: Client, maxBytes = DEFAULT_BAT
 
   conn.read = (size?: number) => {
     // aedes asks for everything (null); anything else is someone else's business.
-    if (typeof size === 'number' || conn.readableLength <= maxBytes) return read(size);
+    if (typeof size === 'number') return read(size);
+    if (gate && !gate.mayRead(conn, readRest)) return null;
+    if (conn.readableLength <= maxBytes) return read(size);
     const batch = read(maxBytes);
     setImmediate(readRest);
     return batch;

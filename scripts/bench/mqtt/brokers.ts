@@ -1,6 +1,7 @@
 /**
  * The brokers the same load runs against, one at a time, each in a process of its own: Mosquitto
- * with its own configuration, and ours (broker.ts) on plain TCP and on TLS with the ACL. Each says
+ * configured to drop nothing (the anchor the goals compare with) and at its defaults (for
+ * information: it drops), and ours (broker.ts) on plain TCP and on TLS with the ACL. Each says
  * where it listens, how to reach its process (memory, CPU) and what it logged.
  */
 import { readFileSync, statSync } from 'node:fs';
@@ -13,12 +14,17 @@ import { type Mosquitto, startMosquitto } from './mosquitto.ts';
 import { memoryOf } from './proc.ts';
 import { clientSpecs, type Identities, LOCATION } from './targets.ts';
 
-export const BROKER_NAMES = ['mosquitto', 'ours-tcp', 'ours-tls-acl'] as const;
+export const BROKER_NAMES = ['mosquitto-fair', 'mosquitto', 'ours-tcp', 'ours-tls-acl'] as const;
 export type BrokerName = (typeof BROKER_NAMES)[number];
+export type MosquittoName = Extract<BrokerName, `mosquitto${string}`>;
+/** What our broker's goals are measured against. */
+export const ANCHOR: MosquittoName = 'mosquitto-fair';
 
 export const BROKER_DESCRIPTIONS: Record<BrokerName, string> = {
+  'mosquitto-fair':
+    'Mosquitto, plain TCP, configured to drop nothing the bench sends (the anchor of the goals): listener on a free loopback port, allow_anonymous true, persistence false, max_inflight_messages raised to publishers x window, max_queued_messages 0 (no maximum), set_tcp_nodelay true',
   mosquitto:
-    'Mosquitto, plain TCP, its own configuration: listener on a free loopback port, allow_anonymous true, persistence false, everything else at its defaults (max_inflight_messages 20, max_queued_messages 1000)',
+    'Mosquitto, plain TCP, at its defaults (for information): listener on a free loopback port, allow_anonymous true, persistence false, everything else at its defaults (max_inflight_messages 20, max_queued_messages 1000: a subscriber past them loses QoS 1 messages its publishers already have PUBACKs for)',
   'ours-tcp':
     'the appliance broker (startBroker, Aedes) as the appliance runs it in production (compiled by `npm run build`, Node with APPLIANCE_NODE_FLAGS), alone in its process, plain TCP development listener: developer principal, no identity or ACL checks',
   'ours-tls-acl':
@@ -40,6 +46,8 @@ export interface StartedBroker extends BrokerUnderTest {
 
 export interface BrokerContext {
   identities: Identities;
+  /** QoS 1 messages the publishers may have outstanding in all: the fair Mosquitto's in-flight limit. */
+  outstanding: number;
   workDir: string;
   cpuProfileDir: string | undefined;
 }
@@ -115,12 +123,13 @@ function mosquittoLog(mosquitto: Mosquitto, clientIds: string[]) {
   };
 }
 
-async function startMosquittoUnderTest(context: BrokerContext): Promise<StartedBroker> {
-  const mosquitto = await startMosquitto(context.workDir);
+async function startMosquittoUnderTest(name: MosquittoName, context: BrokerContext): Promise<StartedBroker> {
+  const limits = name === 'mosquitto-fair' ? { inflight: context.outstanding } : undefined;
+  const mosquitto = await startMosquitto(context.workDir, limits);
   const specs = clientSpecs(context.identities, `mqtt://127.0.0.1:${mosquitto.port}`, false);
   const clientIds = [...specs.publishers, specs.subscriber].map((spec) => spec.clientId);
   return {
-    name: 'mosquitto',
+    name,
     pid: mosquitto.pid,
     port: mosquitto.port,
     version: mosquitto.version,
@@ -162,6 +171,8 @@ async function startOurs(name: 'ours-tcp' | 'ours-tls-acl', context: BrokerConte
   };
 }
 
+export const isMosquitto = (name: BrokerName): name is MosquittoName => name.startsWith('mosquitto');
+
 export function startBrokerUnderTest(name: BrokerName, context: BrokerContext) {
-  return name === 'mosquitto' ? startMosquittoUnderTest(context) : startOurs(name, context);
+  return isMosquitto(name) ? startMosquittoUnderTest(name, context) : startOurs(name, context);
 }

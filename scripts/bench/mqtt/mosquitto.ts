@@ -1,7 +1,9 @@
 /**
  * Mosquitto as the benchmark's reference: the machine's own binary, started with a configuration
- * of our own on a free loopback port (anonymous, no persistence, every other setting at its
- * default, so a slow subscriber meets its default max_queued_messages 1000).
+ * of our own on a free loopback port (anonymous, no persistence). With `limits`, its per-client
+ * limits are raised so that it drops nothing the bench sends (the fair anchor); without, every
+ * other setting stays at its default, where a client past 20 QoS 1 messages in flight and 1,000
+ * queued loses the rest.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -13,6 +15,26 @@ export const MOSQUITTO = process.env.MOSQUITTO_BIN || '/usr/sbin/mosquitto';
 export const MOSQUITTO_MISSING = `Mosquitto is not installed at ${MOSQUITTO}: install it (Debian/Ubuntu: apt-get install -y mosquitto) or set MOSQUITTO_BIN; the comparison with it was not run`;
 const START_TIMEOUT_MS = 10_000;
 const LINES_KEPT = 100_000;
+
+/** Settings of the no-drop configuration; none: Mosquitto's defaults. */
+export interface MosquittoLimits {
+  /** max_inflight_messages: QoS 1/2 messages sent to one client and not yet acknowledged. */
+  inflight: number;
+}
+
+/** The configuration file's lines for a listener on `port`. */
+export function mosquittoConfig(port: number | string, limits?: MosquittoLimits) {
+  const lines = [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence false'];
+  if (limits)
+    lines.push(
+      `max_inflight_messages ${limits.inflight}`,
+      // 0 is no maximum: it holds what the subscriber has not taken yet, as our broker does.
+      'max_queued_messages 0',
+      // Our listeners turn Nagle off too.
+      'set_tcp_nodelay true',
+    );
+  return `${lines.join('\n')}\n`;
+}
 
 export interface Mosquitto {
   port: number;
@@ -52,12 +74,12 @@ const accepts = (port: number) =>
     socket.once('error', () => resolve(false));
   });
 
-export async function startMosquitto(dir: string): Promise<Mosquitto> {
+export async function startMosquitto(dir: string, limits?: MosquittoLimits): Promise<Mosquitto> {
   const version = mosquittoVersion();
   if (version === undefined) throw new Error(MOSQUITTO_MISSING);
   const port = await freePort();
-  const config = [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence false', ''].join('\n');
-  const file = join(dir, 'mosquitto.conf');
+  const config = mosquittoConfig(port, limits);
+  const file = join(dir, `mosquitto-${port}.conf`);
   await writeFile(file, config);
   const child = spawn(MOSQUITTO, ['-c', file], { stdio: ['ignore', 'ignore', 'pipe'] });
   const lines: string[] = [];
