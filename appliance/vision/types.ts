@@ -2,9 +2,11 @@
  * What the camera pipeline's stages hand each other, and what the synthetic world writes as
  * ground truth: boxes in the source frame's pixels, `[x1, y1, x2, y2]` (x1 < x2, y1 < y2).
  */
+import type { PixelFormat } from './pixels.ts';
+
 export type Box = readonly [x1: number, y1: number, x2: number, y2: number];
 
-/** One decoded frame: packed RGB, 3 bytes a pixel, row after row. */
+/** One decoded frame: packed RGB (3 bytes a pixel, row after row) unless `format` says yuv420p. */
 export interface Frame {
   cameraId: string;
   /** Counts the frames read from the source since capture started, dropped ones included. */
@@ -14,6 +16,8 @@ export interface Frame {
   width: number;
   height: number;
   data: Buffer;
+  /** rgb24 unless set; capture delivers yuv420p (../pixels.ts). */
+  format?: PixelFormat;
 }
 
 /** A detector's answer for one object. */

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { APPLIANCE_NODE_FLAGS } from '../build.ts';
 import { codeVersion, machineSampler } from './lib/report.ts';
-import { type Clips, ensureClips } from './vision/clips.ts';
+import { type ClipName, type Clips, ensureClips } from './vision/clips.ts';
 import { compileApi, killApiProcesses, startApi } from './vision/control.ts';
 import { measurePipelines, measureSeconds, type PipelineReport, POLLED } from './vision/measure.ts';
 import { FULL_PLAN, QUICK_PLAN, type VisionPlan } from './vision/plan.ts';
@@ -34,20 +34,22 @@ const LAYOUT =
   'server, reads /proc). API process (one fresh per measure, compiled like the appliance and run by Node ' +
   'with its flags): a Fastify server answering GET /api/status and GET /api/vision/cameras, the shared detector (onnxruntime in ' +
   'one worker thread, 1 intra-op thread, batches up to inference_batch_size), and one createCameraPipeline ' +
-  'per camera (ffmpeg child decoding H.264 to RGB24 at 1280x720, 15 fps, into a FIFO read straight into shared-memory frames, latest-wins; motion gate; tracker; ' +
+  'per camera (ffmpeg child decoding H.264 to yuv420p at 1280x720, 15 fps, into a FIFO read straight into shared-memory frames; motion gate on every frame as it is read; latest-wins towards the detector; tracker; ' +
   'lane analytics with the synthetic lane zones; settings defaults: min_confidence 0.8, iou 0.5, ' +
   'track_timeout 2 s). All processes share the machine; `rest` in the table is what else ran meanwhile.';
 
 const METHOD = {
   baseline:
-    'Frames spread over the clip decoded once by ffmpeg to 1280x720 RGB, then sent through the same Detector back to back: one at a time (batches of 1) and with 2 x inference_batch_size waiting (full batches); inference = onnxruntime session.run as timed in the worker; frames/s through the detector include the copy to the worker, letterboxing and decoding.',
+    'Frames spread over the clip decoded once by ffmpeg to 1280x720 yuv420p (as capture reads them), then sent through the same Detector back to back: one at a time (batches of 1) and with 2 x inference_batch_size waiting (full batches); inference = onnxruntime session.run as timed in the worker; frames/s through the detector include the copy to the worker, letterboxing and decoding.',
   non_inference_per_inferred_frame:
-    "CPU of the API process's main thread (/proc/<pid>/task/<pid>/stat: FIFO reads into the frame buffers for every frame read, motion gate, handing frames to the worker, tracker, lane analytics, HTTP) over the window, less the main thread's CPU rate in the same process before any camera started (model loaded, the same HTTP polling) times the window; plus the worker's letterbox and box decoding (its own timings), plus the process's other threads (GC helpers, libuv) less their idle rate; divided by the frames inferred. Cross-check: the whole process's CPU less its idle share less onnxruntime's run times. tracker_and_lane: wall time on the event loop from the detector's answer to the camera's result event.",
+    "CPU of the API process's main thread (/proc/<pid>/task/<pid>/stat: FIFO reads into the frame buffers and the motion gate for every frame read, handing frames to the worker, tracker, lane analytics, HTTP) over the window, less the main thread's CPU rate in the same process before any camera started (model loaded, the same HTTP polling) times the window; plus the worker's letterbox and box decoding (its own timings), plus the process's other threads (GC helpers, libuv) less their idle rate; divided by the frames inferred. Cross-check: the whole process's CPU less its idle share less onnxruntime's run times. tracker_and_lane: wall time on the event loop from the detector's answer to the camera's result event.",
   event_loop_delay:
     'perf_hooks.monitorEventLoopDelay (10 ms resolution) in the API process, reset at the window start, as delays: Node records the time between ticks of a 10 ms timer, so 10 ms is taken off each figure (an idle loop reads 0). Meanwhile the bench polls the process over HTTP (see polled) every 20 ms, one request at a time on a kept-alive connection, the whole run.',
   cpu: 'utime + stime from /proc of the API process (all threads) and of its ffmpeg children (by parent pid; children that ended count through cutime/cstime), over the window, in cores.',
   frames:
-    "The pipelines' own counters over the window: frames_dropped is the capture's latest-wins drop (a frame replaced while the pipeline was busy: a skipped frame); frames skipped by motion are intended.",
+    "The pipelines' own counters over the window: frames_dropped is the capture's latest-wins drop (a frame the motion gate sent to the detector, replaced by a newer one while the camera's previous frame was still in detection: a frame the model should have seen and did not); frames skipped by motion are intended.",
+  clips:
+    "Each measure is run on the lane clip as rendered and on the same files with sensor noise (see settings.clips.noise_filter, re-encoded at 2 Mbit/s as a camera's encoder would), where the motion gate skips few frames: most frames then go to the model.",
   latency:
     'CameraResult.latencyMs of every result in the window: from the frame leaving ffmpeg (its last byte read) to the result event, after detection, tracking and lane analytics.',
 };
@@ -76,8 +78,17 @@ async function baselineOf(plan: VisionPlan, clips: Clips, options: VisionBenchOp
   }
 }
 
-async function measureOnce(plan: VisionPlan, clips: Clips, cameras: number, options: VisionBenchOptions) {
-  const cpuProfileDir = options.cpuProfileDir && join(options.cpuProfileDir, `vision-${cameras}-cameras`);
+const CLIPS: readonly ClipName[] = ['lane', 'noisy lane'];
+
+async function measureOnce(
+  plan: VisionPlan,
+  sources: { clip: ClipName; files: string[] },
+  cameras: number,
+  options: VisionBenchOptions,
+) {
+  const cpuProfileDir =
+    options.cpuProfileDir &&
+    join(options.cpuProfileDir, `vision-${sources.clip.replace(' ', '-')}-${cameras}-cameras`);
   const api = await startApi({
     model: MODEL,
     maxBatch: plan.maxBatch,
@@ -85,29 +96,36 @@ async function measureOnce(plan: VisionPlan, clips: Clips, cameras: number, opti
     cpuProfileDir,
   });
   try {
-    return await measurePipelines(api, plan, clips, cameras);
+    return await measurePipelines(api, plan, sources, cameras);
   } finally {
     await api.stop();
   }
 }
 
+const sourcesOf = (clips: Clips, clip: ClipName) => ({
+  clip,
+  files: clip === 'lane' ? clips.files : clips.noisy_files,
+});
+
 /**
- * Each camera count once; then, while the run's budget allows, a measure during which the rest of
- * the machine was busy is run once more (the busiest first), and the quieter of the two is kept.
+ * Each clip at each camera count once; then, while the run's budget allows, a measure during which
+ * the rest of the machine was busy is run once more (the busiest first), and the quieter is kept.
  */
 async function pipelinesOf(plan: VisionPlan, clips: Clips, options: VisionBenchOptions, deadline: number) {
   const pipelines: Record<string, PipelineReport> = {};
-  for (const cameras of plan.cameraCounts)
-    pipelines[subjectOf(cameras)] = await measureOnce(plan, clips, cameras, options);
+  for (const clip of CLIPS) {
+    for (const cameras of plan.cameraCounts)
+      pipelines[subjectOf(clip, cameras)] = await measureOnce(plan, sourcesOf(clips, clip), cameras, options);
+  }
   const contended = Object.values(pipelines)
     .filter((r) => r.cpu.rest_of_machine > plan.contendedCores)
     .sort((a, b) => b.cpu.rest_of_machine - a.cpu.rest_of_machine);
   for (const first of contended) {
     if (performance.now() + measureSeconds(plan) * 1000 > deadline) break;
-    const again = await measureOnce(plan, clips, first.cameras, options);
+    const again = await measureOnce(plan, sourcesOf(clips, first.clip), first.cameras, options);
     const [kept, dropped] =
       again.cpu.rest_of_machine < first.cpu.rest_of_machine ? [again, first] : [first, again];
-    pipelines[subjectOf(first.cameras)] = {
+    pipelines[subjectOf(first.clip, first.cameras)] = {
       ...kept,
       other_run: { rest_of_machine: dropped.cpu.rest_of_machine },
       notes: [

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../../../shared/clock.ts';
+import { frameBytes as frameBytesOf } from '../pixels.ts';
 import type { Frame } from '../types.ts';
 import { createBackoff } from './backoff.ts';
-import { resolveFfmpegPath, type SpawnedCapture, spawnCapture } from './ffmpeg.ts';
+import { CAPTURE_FORMAT, resolveFfmpegPath, type SpawnedCapture, spawnCapture } from './ffmpeg.ts';
 import { createFrameFiller, createFramePool, type FrameFiller } from './frame-pool.ts';
 import { createLatestFrameSlot, type FrameHandler } from './latest-frame.ts';
 
@@ -73,7 +74,7 @@ const STDERR_TAIL = 600;
 const KILL_GRACE_MS = 2000;
 
 /**
- * One camera's capture: one ffmpeg child turning the source into raw RGB frames at the inference
+ * One camera's capture: one ffmpeg child turning the source into raw yuv420p frames at the inference
  * size and rate, handed to one consumer with latest-frame-wins.
  *
  * Ownership: `frame.data` is lent to the handler until it returns (or its promise settles); then
@@ -84,7 +85,7 @@ export function createCapture(options: CaptureOptions) {
   const { cameraId } = options;
   const clock = options.clock ?? systemClock;
   const log = options.log.child({ module: 'vision-capture', cameraId });
-  const frameBytes = options.width * options.height * 3;
+  const frameBytes = frameBytesOf(CAPTURE_FORMAT, options.width, options.height);
   const resetAfterMs = options.backoff.resetAfterMs ?? 30_000;
   const backoff = createBackoff(options.backoff, options.random);
   const pool = createFramePool(frameBytes);
@@ -110,6 +111,7 @@ export function createCapture(options: CaptureOptions) {
   let lastFrameAt: number | undefined;
   let onlineSince = 0;
   let offlineSince = 0;
+  let admit: ((frame: Frame) => boolean) | undefined;
 
   const now = () => clock.now().getTime();
 
@@ -138,14 +140,28 @@ export function createCapture(options: CaptureOptions) {
     times[framesRead % times.length] = at;
     armStall(options.stallTimeoutMs);
     if (status !== 'online') cameOnline(at);
-    slot.offer({
+    const frame: Frame = {
       cameraId,
       seq: framesRead,
       capturedAt: at,
       width: options.width,
       height: options.height,
       data,
-    });
+      format: CAPTURE_FORMAT,
+    };
+    if (admitted(frame)) slot.offer(frame);
+    else pool.give(data);
+  }
+
+  /** Whether the consumer's `admit` lets the frame in; one that throws lets it in. */
+  function admitted(frame: Frame) {
+    if (!admit) return true;
+    try {
+      return admit(frame);
+    } catch (error) {
+      log.warn({ err: error }, 'frame admission failed');
+      return true;
+    }
   }
 
   function cameOnline(at: number) {
@@ -292,10 +308,18 @@ export function createCapture(options: CaptureOptions) {
       });
     },
 
-    /** The one consumer; replaces any before it. See the ownership rule above. */
-    onFrame(handler: FrameHandler<Frame>) {
+    /**
+     * The one consumer; replaces any before it. See the ownership rule above. `admit` runs on every
+     * frame as it is read (the buffer lent to it while it runs): a frame it turns down is given
+     * back at once, and neither waits for the handler nor replaces a frame waiting for it.
+     */
+    onFrame(handler: FrameHandler<Frame>, admitFrame?: (frame: Frame) => boolean) {
       slot.setHandler(handler);
-      return () => slot.setHandler(undefined);
+      admit = admitFrame;
+      return () => {
+        slot.setHandler(undefined);
+        admit = undefined;
+      };
     },
 
     on<K extends keyof CaptureEvents>(event: K, listener: (payload: CaptureEvents[K]) => void) {

@@ -1,6 +1,6 @@
 /**
  * The one place that knows ffmpeg: which binary, the command line that turns a camera's
- * source into raw RGB frames on stdout, and the FIFO they are read from. fluent-ffmpeg is no longer maintained, so it only builds
+ * source into raw frames on stdout, and the FIFO they are read from. fluent-ffmpeg is no longer maintained, so it only builds
  * the arguments here; the child is spawned with Node's own `spawn`, which keeps stdio, signals and
  * exit under our control and skips fluent-ffmpeg's capability probing (several ffmpeg runs).
  */
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import installer from '@ffmpeg-installer/ffmpeg';
 import ffmpeg from 'fluent-ffmpeg';
+import type { PixelFormat } from '../pixels.ts';
 
 export type SourceKind = 'rtsp' | 'http' | 'file';
 
@@ -30,6 +31,13 @@ export interface FfmpegSourceOptions {
 }
 
 const DEFAULT_IO_TIMEOUT_MS = 5000;
+
+/**
+ * What the decoders produce, so a source at the inference size is not converted at all: RGB cost
+ * ffmpeg a conversion of every frame and doubled the bytes through the FIFO, for stages that read
+ * a few pixels of most frames (../pixels.ts converts those).
+ */
+export const CAPTURE_FORMAT = 'yuv420p' satisfies PixelFormat;
 
 /** `FFMPEG_PATH` when the environment names one, else the static build shipped in node_modules. */
 export function resolveFfmpegPath(env: { FFMPEG_PATH?: string | undefined } = {}): string {
@@ -73,7 +81,7 @@ export function captureArgs(options: FfmpegSourceOptions): string[] {
     .noAudio()
     // fps first, so frames that are thrown away are never scaled.
     .videoFilters([`fps=${options.fps}`, `scale=${options.width}:${options.height}:flags=bilinear`])
-    .outputOptions(['-pix_fmt', 'rgb24', '-f', 'rawvideo', '-sn', '-dn'])
+    .outputOptions(['-pix_fmt', CAPTURE_FORMAT, '-f', 'rawvideo', '-sn', '-dn'])
     .output('pipe:1');
   // fluent-ffmpeg adds -y for anything it takes for a file, pipe:1 included; stdout needs none.
   const args = command._getArguments().filter((arg) => arg !== '-y');
@@ -101,8 +109,8 @@ let fifos = 0;
 
 /**
  * ffmpeg's stdout is a FIFO the appliance reads with a fixed buffer (the frame being filled)
- * rather than a pipe read into a new 64 KiB buffer per chunk: at 720p that is 2.7 MB of garbage a
- * frame, 330 MB a second for eight cameras, and the full collections it caused stalled the event
+ * rather than a pipe read into a new 64 KiB buffer per chunk: at 720p that is 1.4 MB of garbage a
+ * frame, 165 MB a second for eight cameras, and the full collections it caused stalled the event
  * loop. The FIFO is unlinked at once; only the two descriptors hold it.
  */
 export function spawnCapture(

@@ -1,5 +1,5 @@
 /**
- * Frame buffers are reused, not allocated per frame: at 1280x720 a frame is 2.7 MB, and eight
+ * Frame buffers are reused, not allocated per frame: at 1280x720 a frame is 1.4 MB, and eight
  * cameras at a few frames a second would otherwise keep the garbage collector busy. At most three
  * are in use per camera (one filling, one waiting, one with the consumer), so the pool stays small.
  * A consumer must be done with a frame (the detector's answer in) before it is given back: the
@@ -21,7 +21,7 @@ export function createFramePool(frameBytes: number): FramePool {
       if (reused) return reused;
       allocated += 1;
       // Shared memory: the detection worker reads the frame where it is. Posting a plain buffer
-      // copies it (2.7 MB a frame at 720p) and the copies' external memory kept the main thread's
+      // copies it (1.4 MB a frame at 720p) and the copies' external memory kept the main thread's
       // garbage collector doing full collections several times a second with eight cameras.
       return Buffer.from(new SharedArrayBuffer(frameBytes));
     },

@@ -1,5 +1,5 @@
 /**
- * Camera capture: one ffmpeg child per camera turning an RTSP, HTTP or file source into raw RGB
+ * Camera capture: one ffmpeg child per camera turning an RTSP, HTTP or file source into raw yuv420p
  * frames at the camera's inference size and rate, latest-frame-wins towards the next stage, with
  * dead sources reported offline and restarted with back-off.
  */

@@ -37,8 +37,11 @@ export interface DetectionResult {
   totalMs: number;
 }
 
+/** What detection reads of a frame: packed RGB unless `format` says otherwise. */
+export type DetectFrame = Pick<Frame, 'data' | 'width' | 'height'> & Partial<Pick<Frame, 'format'>>;
+
 interface Pending {
-  frame: Pick<Frame, 'data' | 'width' | 'height'>;
+  frame: DetectFrame;
   options: DetectOptions;
   askedAt: number;
   resolve(result: DetectionResult): void;
@@ -146,7 +149,12 @@ export async function createDetector(initial: LoadedModel, options: DetectorOpti
     const request: WorkerRequest = {
       kind: 'run',
       id,
-      frames: batch.map(({ frame }) => ({ data: frame.data, width: frame.width, height: frame.height })),
+      frames: batch.map(({ frame }) => ({
+        data: frame.data,
+        width: frame.width,
+        height: frame.height,
+        format: frame.format ?? 'rgb24',
+      })),
       floor: first.floor,
       iouThreshold: first.iouThreshold,
     };
@@ -158,8 +166,11 @@ export async function createDetector(initial: LoadedModel, options: DetectorOpti
       return model.manifest;
     },
 
-    /** The frame's detections in its own pixels. The frame's bytes are copied to the worker. */
-    detect(frame: Pick<Frame, 'data' | 'width' | 'height'>, detectOptions: DetectOptions) {
+    /**
+     * The frame's detections in its own pixels. A frame in shared memory (capture's) is read by
+     * the worker where it is; any other's bytes are copied to it.
+     */
+    detect(frame: DetectFrame, detectOptions: DetectOptions) {
       if (closed) return Promise.reject(new Error('the detector is closed'));
       return new Promise<DetectionResult>((resolve, reject) => {
         waiting.push({ frame, options: detectOptions, askedAt: performance.now(), resolve, reject });

@@ -4,6 +4,7 @@
  * written into a caller's tensor slice so a batch is one allocation. The transform goes with it,
  * to map boxes back to the frame's pixels.
  */
+import { CLAMP, CLAMP_OFFSET, type PixelFormat, YUV_TO_RGB, yuvLayout } from '../pixels.ts';
 import type { Box } from '../types.ts';
 
 export interface Letterbox {
@@ -38,37 +39,106 @@ export function letterboxOf(width: number, height: number, size: number): Letter
   };
 }
 
+/** A byte as the model reads it, 0..1; stored as float32 exactly as `byte / 255` would be. */
+const UNIT = Float32Array.from({ length: 256 }, (_, i) => i / 255);
+/** The same for a sum of YUV_TO_RGB entries, clamped to a byte first. */
+const UNIT_CLAMPED = Float32Array.from({ length: 2 * CLAMP_OFFSET }, (_, i) => UNIT[CLAMP[i]!]!);
+
+/** The grey border only: the scaled frame overwrites the rest. */
+function fillPadding(out: Float32Array, offset: number, size: number, box: Letterbox) {
+  const { padX, padY, scaledWidth, scaledHeight } = box;
+  for (let plane = offset; plane < offset + 3 * size * size; plane += size * size) {
+    out.fill(PAD, plane, plane + padY * size);
+    out.fill(PAD, plane + (padY + scaledHeight) * size, plane + size * size);
+    if (scaledWidth === size) continue;
+    for (let y = padY; y < padY + scaledHeight; y += 1) {
+      out.fill(PAD, plane + y * size, plane + y * size + padX);
+      out.fill(PAD, plane + y * size + padX + scaledWidth, plane + (y + 1) * size);
+    }
+  }
+}
+
+/** Which source column and row each input pixel takes (nearest neighbour). */
+function nearest(source: number, scaled: number) {
+  const at = new Int32Array(scaled);
+  for (let i = 0; i < scaled; i += 1) at[i] = Math.min(source - 1, Math.floor(((i + 0.5) * source) / scaled));
+  return at;
+}
+
 /**
- * Writes `rgb` (packed RGB24, width × height) into `out` at `offset` as 3 planes of size × size.
- * Nearest-neighbour sampling with precomputed source columns: a detector at 640 px is indifferent
- * to the interpolation, and this costs a few milliseconds a frame in plain JavaScript.
+ * Writes the frame (packed RGB24, or yuv420p: ../pixels.ts) into `out` at `offset` as 3 planes of
+ * size × size. Nearest-neighbour sampling with precomputed source columns: a detector at 640 px is
+ * indifferent to the interpolation, and only the pixels sampled are read (and converted).
  */
 export function letterboxInto(
-  rgb: Buffer | Uint8Array,
+  frame: Buffer | Uint8Array,
   width: number,
   height: number,
   size: number,
   out: Float32Array,
   offset = 0,
+  format: PixelFormat = 'rgb24',
 ): Letterbox {
   const box = letterboxOf(width, height, size);
-  const { padX, padY, scaledWidth, scaledHeight } = box;
+  fillPadding(out, offset, size, box);
+  const columns = nearest(width, box.scaledWidth);
+  const rows = nearest(height, box.scaledHeight);
+  const first = offset + box.padY * size + box.padX;
+  if (format === 'yuv420p') writeYuv(frame, width, height, columns, rows, out, first, size);
+  else writeRgb(frame, width, columns, rows, out, first, size);
+  return box;
+}
+
+function writeRgb(
+  rgb: Uint8Array,
+  width: number,
+  columns: Int32Array,
+  rows: Int32Array,
+  out: Float32Array,
+  first: number,
+  size: number,
+) {
   const plane = size * size;
-  out.fill(PAD, offset, offset + 3 * plane);
-  const columns = new Int32Array(scaledWidth);
-  for (let x = 0; x < scaledWidth; x += 1)
-    columns[x] = Math.min(width - 1, Math.floor(((x + 0.5) * width) / scaledWidth)) * 3;
-  for (let y = 0; y < scaledHeight; y += 1) {
-    const sourceRow = Math.min(height - 1, Math.floor(((y + 0.5) * height) / scaledHeight)) * width * 3;
-    let target = offset + (padY + y) * size + padX;
-    for (let x = 0; x < scaledWidth; x += 1, target += 1) {
-      const source = sourceRow + columns[x]!;
-      out[target] = rgb[source]! / 255;
-      out[target + plane] = rgb[source + 1]! / 255;
-      out[target + 2 * plane] = rgb[source + 2]! / 255;
+  for (let y = 0; y < rows.length; y += 1) {
+    const sourceRow = rows[y]! * width * 3;
+    let target = first + y * size;
+    for (let x = 0; x < columns.length; x += 1, target += 1) {
+      const source = sourceRow + columns[x]! * 3;
+      out[target] = UNIT[rgb[source]!]!;
+      out[target + plane] = UNIT[rgb[source + 1]!]!;
+      out[target + 2 * plane] = UNIT[rgb[source + 2]!]!;
     }
   }
-  return box;
+}
+
+function writeYuv(
+  yuv: Uint8Array,
+  width: number,
+  height: number,
+  columns: Int32Array,
+  rows: Int32Array,
+  out: Float32Array,
+  first: number,
+  size: number,
+) {
+  const plane = size * size;
+  const { u, v, chromaWidth } = yuvLayout(width, height);
+  const { y: ty, vr, ug, vg, ub } = YUV_TO_RGB;
+  for (let y = 0; y < rows.length; y += 1) {
+    const lumaRow = rows[y]! * width;
+    const chromaRow = (rows[y]! >> 1) * chromaWidth;
+    let target = first + y * size;
+    for (let x = 0; x < columns.length; x += 1, target += 1) {
+      const column = columns[x]!;
+      const level = ty[yuv[lumaRow + column]!]! + CLAMP_OFFSET;
+      const c = chromaRow + (column >> 1);
+      const cu = yuv[u + c]!;
+      const cv = yuv[v + c]!;
+      out[target] = UNIT_CLAMPED[level + vr[cv]!]!;
+      out[target + plane] = UNIT_CLAMPED[level + ug[cu]! + vg[cv]!]!;
+      out[target + 2 * plane] = UNIT_CLAMPED[level + ub[cu]!]!;
+    }
+  }
 }
 
 /** A box in model input pixels as a box in the frame's pixels, clipped to the frame. */

@@ -8,6 +8,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
+import type { PixelFormat } from '../pixels.ts';
 import type { Detection } from '../types.ts';
 import { type Letterbox, letterboxInto } from './letterbox.ts';
 import type { ModelManifest } from './model.ts';
@@ -17,6 +18,7 @@ export interface WorkerFrame {
   data: Uint8Array;
   width: number;
   height: number;
+  format: PixelFormat;
 }
 
 export type WorkerRequest =
@@ -91,7 +93,7 @@ async function run(request: Extract<WorkerRequest, { kind: 'run' }>) {
     const batch = request.frames.length;
     const t0 = performance.now();
     const transforms: Letterbox[] = request.frames.map((frame, i) =>
-      letterboxInto(frame.data, frame.width, frame.height, size, input, i * plane),
+      letterboxInto(frame.data, frame.width, frame.height, size, input, i * plane, frame.format),
     );
     const tensor = new ort.Tensor('float32', input.subarray(0, batch * plane), [batch, 3, size, size]);
     const t1 = performance.now();

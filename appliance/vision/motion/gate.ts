@@ -1,3 +1,4 @@
+import type { PixelFormat } from '../pixels.ts';
 import type { Box } from '../types.ts';
 import { createGreySampler, type GreySampler } from './grey.ts';
 import { changedRegions } from './regions.ts';
@@ -40,6 +41,8 @@ interface FrameLike {
   width: number;
   height: number;
   data: Uint8Array;
+  /** rgb24 unless set. */
+  format?: PixelFormat | undefined;
 }
 
 /** Whether no cell moved further than `threshold` since the previous frame. */
@@ -72,23 +75,23 @@ export function createMotionGate(options: MotionGateOptions = {}) {
   const mask = new Uint8Array(cells);
   const scratch = { labels: new Int32Array(cells), stack: new Int32Array(cells) };
   let sampler: GreySampler | undefined;
-  let sourceWidth = 0;
-  let sourceHeight = 0;
+  let source = { width: 0, height: 0, format: 'rgb24' as PixelFormat };
   let seeded = false;
 
-  /** A new source size needs new sample offsets and a new background. */
+  /** A new source size or format needs new sample offsets and a new background. */
   function samplerFor(frame: FrameLike): GreySampler {
-    if (sampler && frame.width === sourceWidth && frame.height === sourceHeight) return sampler;
-    sourceWidth = frame.width;
-    sourceHeight = frame.height;
+    const { width: w, height: h, format = 'rgb24' } = frame;
+    if (sampler && w === source.width && h === source.height && format === source.format) return sampler;
+    source = { width: w, height: h, format };
+    seeded = false;
     sampler = createGreySampler({
       sourceWidth: frame.width,
       sourceHeight: frame.height,
       width,
       height,
       samples: options.samples ?? 4,
+      format,
     });
-    seeded = false;
     return sampler;
   }
 

@@ -1,7 +1,8 @@
 /**
  * One camera's pipeline: its capture, the motion gate deciding which frames are worth a model run,
- * the shared detector, its own tracker, and (for a lane camera) the drive-thru analytics. Frames
- * arriving while one is in the pipeline are dropped by the capture (latest wins), never queued.
+ * the shared detector, its own tracker, and (for a lane camera) the drive-thru analytics. The gate
+ * sees every frame as it arrives; of the frames it sends on, one arriving while another is in the
+ * pipeline waits, replaced by a newer one (latest wins, the older dropped), never queued.
  * Keeps the camera's figures: capture and detection rates, frames skipped by motion, inference
  * time and capture-to-result latency percentiles.
  */
@@ -128,18 +129,28 @@ export function createCameraPipeline(
   /** Frames that must be looked at whatever the motion gate says (an order to verify now). */
   let forced = 0;
 
-  async function onFrame(frame: Frame) {
+  /**
+   * Every frame as it is read, before it may wait for the detector: whether it needs a model run.
+   * A frame nothing moved in is done here, so it neither waits behind a detection nor pushes out
+   * a frame that is waiting for one (latest-wins drops only frames the model should have seen).
+   */
+  function admit(frame: Frame) {
     drops.sample(frame.capturedAt, () => capture.stats().framesDropped);
     const motion = gate.check(frame);
     const recheck = lastTracks.length > 0 ? TRACKED_RECHECK_MS : IDLE_RECHECK_MS;
-    if (forced > 0) forced -= 1;
-    else if (!shouldInfer(frame.capturedAt, motion, lastInferredAt, recheck)) {
+    if (forced === 0 && !shouldInfer(frame.capturedAt, motion, lastInferredAt, recheck)) {
       counts.skippedByMotion += 1;
       // Nothing moved since the model's last look: its boxes still fit this frame.
       live.show(frame, seen);
-      return;
+      return false;
     }
     lastInferredAt = frame.capturedAt;
+    return true;
+  }
+
+  async function onFrame(frame: Frame) {
+    // Counted down as frames are inferred, not admitted: one admitted and then dropped is not a look.
+    if (forced > 0) forced -= 1;
     const result = await deps.detector.detect(frame, { floor: LOW_FLOOR, iouThreshold: config.iouThreshold });
     // Frames the motion gate skipped showed nothing moving: to the tracker they did not happen, or
     // it would carry a car that stopped onwards at its last speed through the gap.
@@ -171,8 +182,9 @@ export function createCameraPipeline(
     events.emit('result', out);
   }
 
-  capture.onFrame((frame) =>
-    onFrame(frame).catch((error: unknown) => log.warn({ err: error }, 'frame not processed')),
+  capture.onFrame(
+    (frame) => onFrame(frame).catch((error: unknown) => log.warn({ err: error }, 'frame not processed')),
+    admit,
   );
   capture.on('status', (change) => events.emit('status', change));
 

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import sharp from 'sharp';
+import type Sharp from 'sharp';
+import { frameBytes, type PixelFormat, rgbOf } from '../pixels.ts';
 import type { Box } from '../types.ts';
 import { insideDir } from './paths.ts';
 
@@ -19,10 +20,20 @@ export interface SnapshotBox {
   color?: string | undefined;
 }
 
+/** A frame's pixels: packed RGB unless `format` says otherwise (capture's frames are yuv420p). */
 export interface RawImage {
   data: Buffer;
   width: number;
   height: number;
+  format?: PixelFormat | undefined;
+}
+
+/** sharp's input: RGB, in a buffer of its own (the frame's may be refilled while sharp works). */
+function pixelsOf(frame: RawImage) {
+  const { width, height, format = 'rgb24' } = frame;
+  if (frame.data.length < frameBytes(format, width, height))
+    throw new Error(`frame smaller than ${width}x${height} ${format}`);
+  return rgbOf(frame);
 }
 
 export interface EncodeOptions {
@@ -93,6 +104,16 @@ export function overlaySvg(width: number, height: number, boxes: readonly Snapsh
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${shapes.join('')}</svg>`;
 }
 
+/**
+ * sharp (libvips and its thread pool, some 20 MB resident) loads with the first picture a camera
+ * makes rather than with the appliance: a store without cameras never needs it (npm run bench -- footprint).
+ */
+let sharpLoaded: Promise<typeof Sharp> | undefined;
+const loadSharp = () => {
+  sharpLoaded ??= import('sharp').then((module) => module.default);
+  return sharpLoaded;
+};
+
 const clamp = (value: number, max: number) => Math.round(Math.min(max, Math.max(0, value)));
 
 /**
@@ -105,8 +126,8 @@ export async function encodeSnapshot(
   options: EncodeOptions = {},
 ): Promise<Buffer> {
   const { width, height } = frame;
-  if (frame.data.length < width * height * 3) throw new Error('frame smaller than width x height x 3');
-  const pixels = Buffer.from(frame.data.subarray(0, width * height * 3));
+  const pixels = pixelsOf(frame);
+  const sharp = await loadSharp();
   let image = sharp(pixels, { raw: { width, height, channels: 3 } });
   if (boxes.length > 0) image = image.composite([{ input: Buffer.from(overlaySvg(width, height, boxes)) }]);
   return image.jpeg({ quality: options.quality ?? DEFAULT_QUALITY, mozjpeg: false }).toBuffer();
@@ -117,11 +138,14 @@ export async function encodeSnapshot(
  * camera live. The pixels are copied before this returns, as for a snapshot; the copy is sharp's
  * input only, gone once the JPEG is made.
  */
-export function encodeStill(frame: RawImage, width: number, options: EncodeOptions = {}): Promise<Buffer> {
-  const bytes = frame.width * frame.height * 3;
-  if (frame.data.length < bytes) throw new Error('frame smaller than width x height x 3');
-  const pixels = Buffer.from(frame.data.subarray(0, bytes));
+export async function encodeStill(
+  frame: RawImage,
+  width: number,
+  options: EncodeOptions = {},
+): Promise<Buffer> {
+  const pixels = pixelsOf(frame);
   const height = Math.max(1, Math.round((frame.height * width) / frame.width));
+  const sharp = await loadSharp();
   return sharp(pixels, { raw: { width: frame.width, height: frame.height, channels: 3 } })
     .resize(width, height, { fit: 'fill' })
     .jpeg({ quality: options.quality ?? DEFAULT_QUALITY, mozjpeg: false })

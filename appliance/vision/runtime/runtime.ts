@@ -29,7 +29,7 @@ import {
 import type { VisionCamera, VisionRegistry } from '../registry/index.ts';
 import { type EffectiveSettings, parseSize } from '../settings/index.ts';
 import { trackerOptionsFromSettings } from '../track/index.ts';
-import type { Detection, TrackedObject } from '../types.ts';
+import type { Detection, Frame, TrackedObject } from '../types.ts';
 import type { MenuMapping } from '../verify/index.ts';
 import { createVisionAlerts } from './alerts.ts';
 import type { VisionHistory } from './history.ts';
@@ -186,7 +186,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
   async function saveSnapshot(
     cameraId: string,
     kind: SnapshotKind,
-    frame: { data: Buffer; width: number; height: number },
+    frame: Pick<Frame, 'data' | 'width' | 'height' | 'format'>,
     boxes: Array<{ box: Detection['box']; label: string }>,
     at: Date,
   ) {
@@ -247,6 +247,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
       data: Buffer.from(result.frame.data),
       width: result.frame.width,
       height: result.frame.height,
+      format: result.frame.format,
     };
     const boxes = result.tracks.map((t) => ({
       box: t.box,
@@ -633,7 +634,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
     /** A still of the camera now, for drawing its zones; answers the picture and how the zones read. */
     async calibrate(cameraId: string) {
       const run = runningCamera(cameraId);
-      let frame: { data: Buffer; width: number; height: number } | undefined;
+      let frame: Pick<Frame, 'data' | 'width' | 'height' | 'format'> | undefined;
       let found: TrackedObject[] = [];
       await run.pipeline
         .inspect(1, VERIFY_TIMEOUT_MS, (result) => {
@@ -641,6 +642,7 @@ export function createVisionRuntime(deps: VisionRuntimeDeps, options: VisionRunt
             data: Buffer.from(result.frame.data),
             width: result.frame.width,
             height: result.frame.height,
+            format: result.frame.format,
           };
           found = result.tracks;
         })

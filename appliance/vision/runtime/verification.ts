@@ -10,7 +10,7 @@ import type { IdGenerator } from '../../../shared/ids.ts';
 import type { ApplianceDatabase, ChangeLog } from '../../db/index.ts';
 import type { CameraPipeline } from '../pipeline/camera.ts';
 import type { SnapshotKind } from '../record/index.ts';
-import type { Detection } from '../types.ts';
+import type { Detection, Frame } from '../types.ts';
 import { consensusDetections, type ItemCount, type MenuMapping, verifyOrder } from '../verify/index.ts';
 import type { createVisionAlerts } from './alerts.ts';
 import type { VisionHistory } from './history.ts';
@@ -41,7 +41,7 @@ export class VisionUnavailableError extends Error {
   }
 }
 
-type Still = { data: Buffer; width: number; height: number };
+type Still = Pick<Frame, 'data' | 'width' | 'height' | 'format'>;
 
 export interface VerifierDeps {
   db: ApplianceDatabase;
@@ -79,13 +79,14 @@ export function createVerifier(deps: VerifierDeps) {
       camera: { id: string; minConfidence: number; pipeline: CameraPipeline },
       request: VerifyRequest,
     ) {
-      let lastFrame: { data: Buffer; width: number; height: number } | undefined;
+      let lastFrame: Pick<Frame, 'data' | 'width' | 'height' | 'format'> | undefined;
       const results = await camera.pipeline
         .inspect(VERIFY_FRAMES, VERIFY_TIMEOUT_MS, (result) => {
           lastFrame = {
             data: Buffer.from(result.frame.data),
             width: result.frame.width,
             height: result.frame.height,
+            format: result.frame.format,
           };
         })
         .catch((error: Error) => {

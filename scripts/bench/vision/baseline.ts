@@ -5,24 +5,27 @@
  * full, plus the motion gate's check on the same frames.
  */
 import { spawn } from 'node:child_process';
+import { CAPTURE_FORMAT } from '../../../appliance/vision/capture/ffmpeg.ts';
 import { resolveFfmpegPath } from '../../../appliance/vision/capture/index.ts';
 import type { DetectionResult, Detector } from '../../../appliance/vision/detect/detector.ts';
 import { createMotionGate } from '../../../appliance/vision/motion/index.ts';
+import { frameBytes, type PixelFormat } from '../../../appliance/vision/pixels.ts';
 import type { BaselineReply, BaselineRequest, InferenceFigures } from './protocol.ts';
 import { percentiles, Samples } from './stats.ts';
 
 const DETECT = { floor: 0.1, iouThreshold: 0.5 };
 const MOTION_CHECKS = 500;
 
-type Frame = { data: Buffer; width: number; height: number };
+type Frame = { data: Buffer; width: number; height: number; format: PixelFormat };
 
-/** One frame in `step` of the file, `count` of them, as packed RGB at the given size. */
+/** One frame in `step` of the file, `count` of them, at the given size in capture's format. */
 async function decode(request: BaselineRequest): Promise<Frame[]> {
   const { width, height } = request;
   const args = [
     ...['-hide_banner', '-nostdin', '-loglevel', 'error', '-threads', '1', '-i', request.file],
     ...['-vf', `select=not(mod(n\\,${request.step})),scale=${width}:${height}:flags=bilinear`],
-    ...['-vsync', '0', '-frames:v', String(request.frames), '-pix_fmt', 'rgb24', '-f', 'rawvideo', 'pipe:1'],
+    ...['-vsync', '0', '-frames:v', String(request.frames)],
+    ...['-pix_fmt', CAPTURE_FORMAT, '-f', 'rawvideo', 'pipe:1'],
   ];
   const child = spawn(resolveFfmpegPath(process.env), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
@@ -35,11 +38,12 @@ async function decode(request: BaselineRequest): Promise<Frame[]> {
   const code = await exited;
   if (code !== 0) throw new Error(`ffmpeg could not decode ${request.file} (${code}): ${stderr.trim()}`);
   const all = Buffer.concat(chunks);
-  const size = width * height * 3;
+  const size = frameBytes(CAPTURE_FORMAT, width, height);
   return Array.from({ length: Math.floor(all.length / size) }, (_, i) => ({
     data: Buffer.from(all.subarray(i * size, (i + 1) * size)),
     width,
     height,
+    format: CAPTURE_FORMAT,
   }));
 }
 

@@ -1,8 +1,9 @@
 /**
  * The cameras' sources: one held-out synthetic lane clip rendered by the world generator at the
  * cameras' size and rate (H.264, as a camera sends it), and copies of it started further in, one
- * per camera, so eight cameras looping it never show the same moment. Made once and kept under
- * data/bench/vision/ (ignored by git); a later run reuses them.
+ * per camera, so eight cameras looping it never show the same moment; and the same files with
+ * sensor noise, as a cheap camera in low light sends them (the motion gate then skips little).
+ * Made once and kept under data/bench/vision/ (ignored by git); a later run reuses them.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -18,9 +19,21 @@ const CACHE_DIR = fileURLToPath(new URL('../../../data/bench/vision/', import.me
 /** The world generator's encoding (createEncoder), kept for the shifted copies. */
 const CRF = 26;
 
+/**
+ * Grainy luma and some colour noise, changing every frame, encoded at a camera's 2 Mbit/s: the
+ * encoder turns the grain into blotches that move the motion gate's cells in most frames.
+ */
+export const NOISE_FILTER = 'noise=c0s=40:c0f=t,noise=alls=15:allf=t';
+const NOISY_BITRATE = ['-b:v', '2M', '-maxrate', '2M', '-bufsize', '4M'];
+
+export type ClipName = 'lane' | 'noisy lane';
+
 export interface Clips {
   /** One file per camera: the clip itself first, then copies starting `offsets_s[i]` seconds in. */
   files: string[];
+  /** The same with NOISE_FILTER. */
+  noisy_files: string[];
+  noise_filter: string;
   offsets_s: number[];
   seed: number;
   seconds: number;
@@ -56,6 +69,45 @@ function shifted(source: string, offset: number, fps: number, out: string) {
   ]);
 }
 
+function noisy(source: string, fps: number, out: string) {
+  return run([
+    ...['-hide_banner', '-loglevel', 'error', '-y', '-i', source, '-vf', NOISE_FILTER],
+    ...['-c:v', 'libx264', '-preset', 'veryfast', ...NOISY_BITRATE, '-g', String(fps)],
+    ...['-pix_fmt', 'yuv420p', '-movflags', '+faststart', out],
+  ]);
+}
+
+/**
+ * The noisy clip from `offset` on, then its start: cut at key frames (one a second) and copied,
+ * not encoded again, so the noise is the clip's own and the copy takes a moment.
+ */
+async function shiftedCopy(source: string, offset: number, seconds: number, work: string, out: string) {
+  const list = join(work, `from-${offset}.txt`);
+  const quoted = `'${source.replaceAll("'", "'\\''")}'`;
+  await writeFile(
+    list,
+    `file ${quoted}\ninpoint ${offset}\noutpoint ${seconds}\nfile ${quoted}\noutpoint ${offset}\n`,
+  );
+  await run([
+    ...['-hide_banner', '-loglevel', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', list],
+    ...['-c', 'copy', '-movflags', '+faststart', out],
+  ]);
+}
+
+/** Each missing file made from its source in `work` and moved in once whole. */
+async function makeMissing(
+  work: string,
+  pairs: Array<[string, string]>,
+  make: (from: string, to: string) => Promise<void>,
+) {
+  for (const [i, [from, to]] of pairs.entries()) {
+    if (existsSync(to)) continue;
+    const out = join(work, `making-${i}.mp4`);
+    await make(from, out);
+    await rename(out, to);
+  }
+}
+
 /** The clip and its copies for `cameras` cameras, made now unless kept from an earlier run. */
 export async function ensureClips(plan: VisionPlan, cameras: number): Promise<Clips> {
   const { seed, seconds, width, height, fps } = plan.clip;
@@ -64,11 +116,14 @@ export async function ensureClips(plan: VisionPlan, cameras: number): Promise<Cl
   const files = offsets.map((offset) =>
     join(CACHE_DIR, offset === 0 ? `${base}.mp4` : `${base}-from-${offset}s.mp4`),
   );
+  const noisyFiles = files.map((file) => file.replace(/\.mp4$/, '-noisy.mp4'));
   const truthFile = join(CACHE_DIR, `${base}.truth.json`);
   const describe = async (generated: boolean, generateSeconds: number | null): Promise<Clips> => {
     const truth = JSON.parse(await readFile(truthFile, 'utf8')) as { cars: unknown[] };
     return {
       files,
+      noisy_files: noisyFiles,
+      noise_filter: NOISE_FILTER,
       offsets_s: offsets,
       seed,
       seconds,
@@ -79,7 +134,7 @@ export async function ensureClips(plan: VisionPlan, cameras: number): Promise<Cl
       generate_seconds: generateSeconds,
     };
   };
-  if ([...files, truthFile].every((file) => existsSync(file))) return describe(false, null);
+  if ([...files, ...noisyFiles, truthFile].every((file) => existsSync(file))) return describe(false, null);
 
   const started = performance.now();
   await mkdir(CACHE_DIR, { recursive: true });
@@ -98,12 +153,15 @@ export async function ensureClips(plan: VisionPlan, cameras: number): Promise<Cl
       await rename(clip.truthFile, truthFile);
       await rename(clip.video, files[0]!);
     }
-    for (const [i, offset] of offsets.entries()) {
-      if (offset === 0 || existsSync(files[i]!)) continue;
-      const out = join(work, `shifted-${offset}.mp4`);
-      await shifted(files[0]!, offset, fps, out);
-      await rename(out, files[i]!);
-    }
+    const copies = offsets.map((offset, i): [string, string] => [String(offset), files[i]!]).slice(1);
+    await makeMissing(work, copies, (offset, out) => shifted(files[0]!, Number(offset), fps, out));
+    await makeMissing(work, [[files[0]!, noisyFiles[0]!]], (from, out) => noisy(from, fps, out));
+    const noisyCopies = offsets
+      .map((offset, i): [string, string] => [String(offset), noisyFiles[i]!])
+      .slice(1);
+    await makeMissing(work, noisyCopies, (offset, out) =>
+      shiftedCopy(noisyFiles[0]!, Number(offset), seconds, work, out),
+    );
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -4,7 +4,7 @@
  * cameras started, warmed up, and a sustained window measured.
  */
 import { round } from '../lib/load.ts';
-import type { Clips } from './clips.ts';
+import type { ClipName } from './clips.ts';
 import type { ApiProcess } from './control.ts';
 import { type CpuWindow, cpuMeter } from './cpu.ts';
 import type { VisionPlan } from './plan.ts';
@@ -42,6 +42,8 @@ export interface NonInference {
 }
 
 export interface PipelineReport {
+  /** The cameras' clip: the lane as rendered, or with sensor noise. */
+  clip: ClipName;
   cameras: number;
   sources: string[];
   /** Threads that appeared with the detector (its worker): their CPU is `detector_threads`. */
@@ -140,6 +142,7 @@ function notesOf(report: Omit<PipelineReport, 'notes'>, fps: number) {
 }
 
 function assemble(
+  clip: ClipName,
   cameras: number,
   sources: string[],
   detectorTids: number[],
@@ -153,6 +156,7 @@ function assemble(
   const skipped = sum(child.cameras, 'frames_skipped_by_motion');
   const problems = problemsOf(run, idle, inferred);
   const report = {
+    clip,
     cameras,
     sources,
     detector_thread_ids: detectorTids,
@@ -200,11 +204,11 @@ function assemble(
 /** Seconds one measure takes, about (start, idle window, warm-up, window, stop). */
 export const measureSeconds = (plan: VisionPlan) => plan.idleSeconds + plan.warmupSeconds + plan.seconds + 8;
 
-/** `cameras` cameras on the first `cameras` sources, in an API process of their own. */
+/** `cameras` cameras on the clip's first `cameras` files, in an API process of their own. */
 export async function measurePipelines(
   api: ApiProcess,
   plan: VisionPlan,
-  clips: Clips,
+  clip: { clip: ClipName; files: string[] },
   cameras: number,
 ): Promise<PipelineReport> {
   const poller = startPoller(api.init.port, pathOf, plan.pollIntervalMs);
@@ -212,7 +216,7 @@ export async function measurePipelines(
     // The polls' first answers compile the route's code; the window starts on a warm server.
     await sleep(1000);
     const idle = await measureWindow(api, poller, plan.idleSeconds);
-    const sources = clips.files.slice(0, cameras);
+    const sources = clip.files.slice(0, cameras);
     await api.request({
       op: 'start',
       cameras: sources.map((url, i) => ({ id: `lane-${i + 1}`, url })),
@@ -224,7 +228,7 @@ export async function measurePipelines(
     });
     await sleep(plan.warmupSeconds * 1000);
     const run = await measureWindow(api, poller, plan.seconds);
-    return assemble(cameras, sources, api.init.detector_tids, plan.clip.fps, idle, run);
+    return assemble(clip.clip, cameras, sources, api.init.detector_tids, plan.clip.fps, idle, run);
   } finally {
     await poller.stop();
   }

@@ -2,7 +2,7 @@
 export interface VisionPlan {
   /** The synthetic lane clip: a held-out seed (below 10000), rendered at the camera's size and rate. */
   clip: { seed: number; seconds: number; width: number; height: number; fps: number };
-  /** Camera counts measured, one fresh API process each. */
+  /** Camera counts measured, one fresh API process each, for each clip: the lane, then the noisy lane. */
   cameraCounts: readonly number[];
   /** The camera settings' defaults: `inference_fps` and `inference_resolution`. */
   inferenceFps: number;
@@ -39,7 +39,7 @@ export const FULL_PLAN: VisionPlan = {
   seconds: 60,
   pollIntervalMs: 20,
   contendedCores: 0.25,
-  budgetSeconds: 600,
+  budgetSeconds: 900,
 };
 
 export const QUICK_PLAN: VisionPlan = {
@@ -49,5 +49,5 @@ export const QUICK_PLAN: VisionPlan = {
   idleSeconds: 2,
   warmupSeconds: 4,
   seconds: 10,
-  budgetSeconds: 180,
+  budgetSeconds: 300,
 };

@@ -7,7 +7,7 @@ import {
   judgeGoals,
   type MachineInfo,
 } from '../lib/report.ts';
-import type { Clips } from './clips.ts';
+import type { ClipName, Clips } from './clips.ts';
 import type { PipelineReport } from './measure.ts';
 import type { VisionPlan } from './plan.ts';
 import type { BaselineReply, InferenceFigures, InitReply, Percentiles } from './protocol.ts';
@@ -76,7 +76,8 @@ const EIGHT_CAMERAS: GoalSpec<PipelineReport>[] = [
   latencyGoal(1000),
 ];
 
-export const subjectOf = (cameras: number) => `${cameras} camera${cameras === 1 ? '' : 's'}`;
+export const subjectOf = (clip: ClipName, cameras: number) =>
+  `${clip}, ${cameras} camera${cameras === 1 ? '' : 's'}`;
 
 export function goalsOf(pipelines: Record<string, PipelineReport>): Goal[] {
   return Object.entries(pipelines).flatMap(([subject, report]) => {
@@ -86,6 +87,7 @@ export function goalsOf(pipelines: Record<string, PipelineReport>): Goal[] {
 }
 
 const COLUMNS = [
+  ['clip', 10],
   ['cameras', 8],
   ['read/s/cam', 10],
   ['inferred/s', 10],
@@ -105,6 +107,7 @@ const p = (x: Percentiles, ...keys: Array<'p50' | 'p95' | 'p99' | 'max'>) =>
 function pipelineRow(r: PipelineReport) {
   const c = r.cpu;
   return row([
+    r.clip,
     String(r.cameras),
     String(r.frames.read_per_camera_per_second),
     String(r.frames.inferred_per_second),
@@ -142,7 +145,7 @@ export function summarizeVision(report: VisionReport): string[] {
   return [
     `vision: ${settings.plan} plan at ${code.commit}${dirty}, ${machine.cpus} cpus (${machine.cpu_model}), node ${machine.node}, load ${machine.load_1m.before} -> ${machine.load_1m.after}`,
     clips
-      ? `sources: lane seed ${clips.seed}, ${clips.size} at ${clips.fps} fps, ${clips.seconds} s looped (${clips.cars} cars), camera i starts ${clips.offsets_s.join('/')} s in; model ${settings.model?.name ?? '-'} ${settings.model?.input_size ?? '-'} px, batch <= ${settings.sizes.maxBatch}; ${settings.sizes.seconds} s measured after ${settings.sizes.warmupSeconds} s warm-up`
+      ? `sources: lane seed ${clips.seed}, ${clips.size} at ${clips.fps} fps, ${clips.seconds} s looped (${clips.cars} cars), camera i starts ${clips.offsets_s.join('/')} s in; noisy lane: the same with ${clips.noise_filter} at 2 Mbit/s; model ${settings.model?.name ?? '-'} ${settings.model?.input_size ?? '-'} px, batch <= ${settings.sizes.maxBatch}; ${settings.sizes.seconds} s measured after ${settings.sizes.warmupSeconds} s warm-up`
       : 'sources: none',
     ...(baseline
       ? [

@@ -60,8 +60,8 @@ describe('capture from a file', () => {
     expect(frames.length).toBeLessThanOrEqual(16);
     expect(statuses).toEqual(['starting', 'online', 'offline']);
     for (const frame of frames) {
-      expect(frame).toMatchObject({ cameraId: 'cam-1', width: 160, height: 90 });
-      expect(frame.data.length).toBe(160 * 90 * 3);
+      expect(frame).toMatchObject({ cameraId: 'cam-1', width: 160, height: 90, format: 'yuv420p' });
+      expect(frame.data.length).toBe(160 * 90 * 1.5);
     }
     expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
     // testsrc2 moves: consecutive frames differ.
@@ -88,6 +88,36 @@ describe('capture from a file', () => {
     for (let i = 1; i < seqs.length; i += 1) expect(seqs[i]!).toBeGreaterThan(seqs[i - 1]!);
     expect(stats.buffersAllocated).toBeLessThanOrEqual(3);
     expect(stats.fps).toBeGreaterThan(5);
+  });
+
+  it('sees every frame at admission: one turned down neither waits for the consumer nor replaces a waiting one', async () => {
+    const { capture: source } = capture({ url: clip, loop: true, fps: 10 });
+    const admitted: number[] = [];
+    const seen: number[] = [];
+    const handled: number[] = [];
+    // Every third frame goes on, to a consumer slower than three frame intervals.
+    source.onFrame(
+      async (frame) => {
+        handled.push(frame.seq);
+        await sleep(350);
+      },
+      (frame) => {
+        seen.push(frame.seq);
+        if (frame.seq % 3 !== 1) return false;
+        admitted.push(frame.seq);
+        return true;
+      },
+    );
+    source.start();
+    await waitFor('12 frames to be read', () => (source.stats().framesRead >= 12 ? true : undefined), 8000);
+
+    const stats = source.stats();
+    expect(seen).toEqual(Array.from({ length: seen.length }, (_, i) => i + 1));
+    // Turned-down frames never reach the slot: only admitted ones are delivered or dropped.
+    expect(stats.framesDelivered + stats.framesDropped).toBeGreaterThanOrEqual(admitted.length - 1);
+    expect(stats.framesDelivered + stats.framesDropped).toBeLessThanOrEqual(admitted.length);
+    expect(handled.every((seq) => seq % 3 === 1)).toBe(true);
+    expect(stats.buffersAllocated).toBeLessThanOrEqual(3);
   });
 });
 

@@ -26,7 +26,7 @@ describe('ffmpeg command', () => {
     expect(args).toContain('-fflags nobuffer -flags low_delay');
     expect(args).not.toContain('-re');
     expect(args).toMatch(/-i rtsp:\/\/cam\/stream1 .*-filter:v fps=5,scale=640:360:flags=bilinear/);
-    expect(args).toMatch(/-pix_fmt rgb24 -f rawvideo .*pipe:1$/);
+    expect(args).toMatch(/-pix_fmt yuv420p -f rawvideo .*pipe:1$/);
   });
 
   it('plays files in real time, looping when asked', () => {
