@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { type Announcement, signalAll, startServer, withServer } from './lib/children.ts';
 import { load, problemsOf, round, statusCodes, WARMUP_SECONDS } from './lib/load.ts';
-import { type MachineInfo, machineSampler } from './lib/report.ts';
+import { type CodeVersion, codeVersion, type Goal, type MachineInfo, machineSampler } from './lib/report.ts';
 
 export interface ApplianceOrdersBenchOptions {
   /** Seconds measured per server, after the warm-up. */
@@ -34,6 +34,8 @@ export interface ApplianceOrdersReport {
   appliance: OrderRateMeasurement;
   ratio: number;
   goal: { ratio_at_least: number; p99_under_ms: number; met: boolean };
+  goals: Goal[];
+  code: CodeVersion;
 }
 
 const GOAL_RATIO = 0.6;
@@ -129,6 +131,25 @@ export async function runApplianceOrdersBench(
         p99_under_ms: GOAL_P99_MS,
         met: valid && ratio >= GOAL_RATIO && appliance.latency_p99_ms < GOAL_P99_MS,
       },
+      goals: [
+        {
+          subject: 'appliance',
+          measure: 'orders rate / bare',
+          target: `>= ${GOAL_RATIO}`,
+          value: ratio,
+          met: valid && ratio >= GOAL_RATIO,
+          judged: valid,
+        },
+        {
+          subject: 'appliance',
+          measure: 'p99_ms',
+          target: `< ${GOAL_P99_MS}`,
+          value: appliance.latency_p99_ms,
+          met: valid && appliance.latency_p99_ms < GOAL_P99_MS,
+          judged: valid,
+        },
+      ],
+      code: codeVersion(),
     };
   } finally {
     process.off('exit', signalAll);

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { signalAll, startServer, withServer } from './lib/children.ts';
 import { load, problemsOf, round, statusCodes, WARMUP_SECONDS } from './lib/load.ts';
-import { type MachineInfo, machineSampler } from './lib/report.ts';
+import { type CodeVersion, codeVersion, type Goal, type MachineInfo, machineSampler } from './lib/report.ts';
 
 export interface AuthBenchOptions {
   /** Seconds measured per endpoint, after the warm-up. */
@@ -47,6 +47,8 @@ export interface AuthReport {
   ratio_me_to_bare: number;
   ratio_with_request_logs: number;
   goal: { ratio_at_least: number; met: boolean };
+  goals: Goal[];
+  code: CodeVersion;
 }
 
 // Seeded by servers/cloud.ts.
@@ -184,6 +186,17 @@ function report(
     ratio_me_to_bare: ratio,
     ratio_with_request_logs: round(runs.meWithLogs.requests_per_sec / runs.bare.requests_per_sec, 3),
     goal: { ratio_at_least: GOAL_RATIO, met: problems.length === 0 && ratio >= GOAL_RATIO },
+    goals: [
+      {
+        subject: 'auth',
+        measure: 'me/bare rate',
+        target: `>= ${GOAL_RATIO}`,
+        value: ratio,
+        met: problems.length === 0 && ratio >= GOAL_RATIO,
+        judged: problems.length === 0,
+      },
+    ],
+    code: codeVersion(),
   };
 }
 
