@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runAlertsBench, summarizeAlerts } from './alerts.ts';
+import { runAllBench, summarizeAll, writeAllMarkdown } from './all.ts';
 import {
   APPLIANCE_ORDERS_CONNECTIONS,
   runApplianceOrdersBench,
@@ -16,10 +17,12 @@ import {
 import { type AuthBenchOptions, runAuthBench, summarizeAuth } from './auth.ts';
 import { runChatBench, summarizeChat } from './chat.ts';
 import { runConsoleBench, summarizeConsole } from './console.ts';
+import { runFootprintBench, summarizeFootprint } from './footprint.ts';
 import { type HeadOfficeBackend, runHeadOfficeBench, summarizeHeadOffice } from './head-office.ts';
 import { runKioskBench, summarizeKiosk } from './kiosk.ts';
 import { summarizeMqtt } from './mqtt/report.ts';
 import { runMqttBench } from './mqtt.ts';
+import { runUsageBench, summarizeUsage } from './pnl/usage.ts';
 import { runPnlBench, summarizePnl } from './pnl.ts';
 import { runRouterBench, summarizeRouter } from './router.ts';
 import type { Backend } from './sync/observe.ts';
@@ -67,6 +70,14 @@ const BENCHMARKS: Record<string, Benchmark> = {
       return { report, summary: summarizeSync(report), ok: report.valid };
     },
   },
+  footprint: {
+    description:
+      'resident memory (process and children) of the compiled appliance idle, under a broker burst and with 8 cameras, and of the compiled cloud idle and under load',
+    async run(options) {
+      const report = await runFootprintBench({ quick: options.quick });
+      return { report, summary: summarizeFootprint(report), ok: report.valid };
+    },
+  },
   webhooks: {
     description:
       'outbound webhooks (SQLite and PostgreSQL): client ceiling, throughput, latency, isolation from failing endpoints',
@@ -78,7 +89,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   },
   mqtt: {
     description:
-      'device broker (TCP, TLS + ACL) against Mosquitto: 10 publishers, 1 subscriber, QoS 0/1, saturated, paced, slow subscriber',
+      'device broker (TCP, TLS + ACL) against Mosquitto (no-drop anchor, and defaults): 10 publishers, 1 subscriber, QoS 0/1, saturated, paced, slow subscriber',
     async run(options) {
       const report = await runMqttBench({ quick: options.quick, cpuProfileDir: options.cpuProfileDir });
       return { report, summary: summarizeMqtt(report), ok: report.valid };
@@ -105,6 +116,14 @@ const BENCHMARKS: Record<string, Benchmark> = {
     async run(options) {
       const report = await runPnlBench({ quick: options.quick, backend: options.backend });
       return { report, summary: summarizePnl(report), ok: report.valid };
+    },
+  },
+  usage: {
+    description:
+      'billing usage ingestion alone (the first part of pnl): single posts with re-sends, a replay with re-sends checked for double counts, post-to-visible time (SQLite and PostgreSQL)',
+    async run(options) {
+      const report = await runUsageBench({ quick: options.quick, backend: options.backend });
+      return { report, summary: summarizeUsage(report), ok: report.valid };
     },
   },
   'head-office': {
@@ -136,7 +155,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   },
   router: {
     description:
-      'edge router in front of the gateway (own processes, compiled) against the gateway alone and a bare proxy: rate, latency, added p50',
+      'edge router in front of the gateway (own processes, compiled) against the gateway alone, a bare Node proxy and nginx with the same rules: rate, CPU per request, added p50',
     async run(options) {
       // The runner's default of 50 connections saturates two cores many times over: 16 unless asked.
       const explicit = process.argv.some(
@@ -165,6 +184,17 @@ const BENCHMARKS: Record<string, Benchmark> = {
 };
 
 const RESULTS_DIR = fileURLToPath(new URL('../../bench-results/', import.meta.url));
+
+BENCHMARKS.all = {
+  description:
+    'every benchmark above in turn (its quick plan with --quick), then one table of goals met and missed',
+  async run(options) {
+    const names = Object.keys(BENCHMARKS).filter((name) => name !== 'all');
+    const report = await runAllBench({ names, quick: options.quick === true, resultsDir: RESULTS_DIR });
+    await writeAllMarkdown(RESULTS_DIR, report);
+    return { report, summary: summarizeAll(report), ok: report.valid };
+  },
+};
 const DEFAULTS: BenchOptions = { duration: 10, connections: 50 };
 
 class UsageError extends Error {}
