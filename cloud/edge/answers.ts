@@ -11,7 +11,7 @@ export const SECURITY_HEADERS = {
 } as const;
 
 // RFC 9110 §7.6.1: these describe one connection, so they never cross the router.
-const HOP_BY_HOP = new Set([
+export const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',
   'proxy-authenticate',
@@ -25,13 +25,7 @@ const HOP_BY_HOP = new Set([
 
 /** The headers minus hop-by-hop ones, including any the Connection header names. */
 export function endToEnd(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const named = headers.connection;
-  const listed = named
-    ? named
-        .toLowerCase()
-        .split(',')
-        .map((name) => name.trim())
-    : [];
+  const listed = connectionNamed(headers.connection);
   const kept: OutgoingHttpHeaders = {};
   for (const name in headers) {
     if (HOP_BY_HOP.has(name) || (listed.length > 0 && listed.includes(name))) continue;
@@ -40,27 +34,47 @@ export function endToEnd(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
   return kept;
 }
 
+const SECURITY_LIST = Object.entries(SECURITY_HEADERS).flat();
+const SECURITY_NAMES = new Set(Object.keys(SECURITY_HEADERS));
+
+/** The names a Connection header lists beyond keep-alive and close (those name no header). */
+export function connectionNamed(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const lower = value.toLowerCase();
+  if (lower === 'keep-alive' || lower === 'close') return [];
+  return lower.split(',').map((name) => name.trim());
+}
+
 /**
- * A response's raw header list (undici's) as the header object to answer with, in one pass: the
- * hop-by-hop ones dropped, repeated names (Set-Cookie) kept as arrays, then `added` over the rest.
+ * The gateway's headers (a flat [name, value, ...] list as they came) as the list to answer with,
+ * in one pass and without an object: the hop-by-hop ones and any that the security headers or
+ * `extra` replace dropped, repeated names (Set-Cookie) kept as they came, then ours after them.
  */
-export function responseHeaders(raw: Buffer[], added: Record<string, string>): OutgoingHttpHeaders {
-  const headers: Record<string, string | string[]> = {};
+export function responseHeaders(raw: string[], extra: Record<string, string>): string[] {
+  const headers: string[] = [];
   let connection: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toString('latin1').toLowerCase();
-    const value = raw[i + 1]!.toString('latin1');
-    if (HOP_BY_HOP.has(name)) {
-      if (name === 'connection') connection = value;
+    const name = raw[i]!;
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower)) {
+      if (lower === 'connection') connection = raw[i + 1];
       continue;
     }
-    const prior = headers[name];
-    if (prior === undefined) headers[name] = value;
-    else if (Array.isArray(prior)) prior.push(value);
-    else headers[name] = [prior, value];
+    if (SECURITY_NAMES.has(lower) || Object.hasOwn(extra, lower)) continue;
+    headers.push(name, raw[i + 1]!);
   }
-  if (connection) for (const name of connection.toLowerCase().split(',')) delete headers[name.trim()];
-  return Object.assign(headers, added);
+  const named = connectionNamed(connection);
+  const kept = named.length === 0 ? headers : withoutNamed(headers, named);
+  kept.push(...SECURITY_LIST);
+  for (const name in extra) kept.push(name, extra[name]!);
+  return kept;
+}
+
+function withoutNamed(headers: string[], names: string[]) {
+  const kept: string[] = [];
+  for (let i = 0; i < headers.length; i += 2)
+    if (!names.includes(headers[i]!.toLowerCase())) kept.push(headers[i]!, headers[i + 1]!);
+  return kept;
 }
 
 /** A short text answer of the router's own. */

@@ -27,7 +27,8 @@ export interface LimitDecision {
 }
 
 export interface ClientLimiter {
-  take(client: string, now: Date): Promise<LimitDecision>;
+  /** In memory the decision comes at once: no promise to wait on for every request. */
+  take(client: string, now: Date): LimitDecision | Promise<LimitDecision>;
   close(): Promise<void>;
 }
 
@@ -106,7 +107,7 @@ export function createMemoryLimiter(
   const windows = new Map<string, number[]>();
   const sweep = idleSweeper(windows);
   return {
-    async take(client, now) {
+    take(client, now) {
       const nowMs = now.getTime();
       const cutoffMs = nowMs - policy.windowMs;
       sweep(cutoffMs);

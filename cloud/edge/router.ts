@@ -5,7 +5,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { answerSocket, answerText } from './answers.ts';
 import type { EdgeConfig } from './config.ts';
 import { forward, forwardedHeaders } from './forward.ts';
-import { type ClientLimiter, limiterAnswer } from './limiter.ts';
+import { type ClientLimiter, type LimitDecision, limiterAnswer } from './limiter.ts';
 import { STATIC_PREFIX, serveStatic } from './static.ts';
 import type { ObjectStore } from './storage/index.ts';
 import { tenantOf } from './tenant.ts';
@@ -40,24 +40,36 @@ function clientOf(req: IncomingMessage) {
 }
 
 /**
- * The routing rules, in order. /health answers before the limiter: a
- * load balancer's probe must not spend, or be refused by, a client's budget. Every other request
- * is counted (L1, L2), then needs a tenant in its host (rule 2), then goes by its path.
+ * What the limiter (L1, L2) and the host (rule 2) make of a counted request: refused with the
+ * limiter's 429 (L3: its counts and Retry-After kept) or a 400, or admitted for its tenant.
  */
-async function admit(req: IncomingMessage, config: EdgeConfig, deps: RouterDeps) {
-  const answer = limiterAnswer(await deps.limiter.take(clientOf(req), deps.clock.now()));
-  // L3: the limiter's 429 becomes the router's own, its counts and Retry-After kept.
+function admission(req: IncomingMessage, config: EdgeConfig, decision: LimitDecision) {
+  const answer = limiterAnswer(decision);
   if (answer.status === 429) return { refused: { status: 429, body: 'Too Many Requests' }, answer };
   const tenant = tenantOf(req.headers.host, config.serviceDomain);
   if (tenant === undefined) return { refused: { status: 400, body: 'Invalid tenant' }, answer };
   return { tenant, answer };
 }
 
+const take = (req: IncomingMessage, deps: RouterDeps) => deps.limiter.take(clientOf(req), deps.clock.now());
+
+/**
+ * The routing rules, in order. /health answers before the limiter: a load balancer's probe must
+ * not spend, or be refused by, a client's budget. Every other request is counted, then needs a
+ * tenant in its host, then goes by its path. Synchronous while the limiter answers at once (in
+ * memory): a promise per request is a cost the hop need not pay.
+ */
 export function createRouter(config: EdgeConfig, deps: RouterDeps) {
-  async function route(req: IncomingMessage, res: ServerResponse) {
+  function route(req: IncomingMessage, res: ServerResponse): void | Promise<void> {
     const path = pathOf(req.url);
     if (path === '/health') return answerText(res, 200, 'OK');
-    const { tenant, refused, answer } = await admit(req, config, deps);
+    const decision = take(req, deps);
+    if (decision instanceof Promise) return decision.then((d) => admitted(req, res, path, d));
+    return admitted(req, res, path, decision);
+  }
+
+  function admitted(req: IncomingMessage, res: ServerResponse, path: string, decision: LimitDecision) {
+    const { tenant, refused, answer } = admission(req, config, decision);
     if (refused) return answerText(res, refused.status, refused.body, answer.headers);
     if (path.startsWith(API_PREFIX))
       return forward(deps.upstream, req, res, forwardedHeaders(req, tenant), answer.headers, deps.log);
@@ -66,10 +78,16 @@ export function createRouter(config: EdgeConfig, deps: RouterDeps) {
     return answerText(res, 404, 'Not Found', answer.headers);
   }
 
+  function failed(req: IncomingMessage, res: ServerResponse, error: unknown) {
+    deps.log.error({ err: error, method: req.method, url: req.url }, 'edge request failed');
+    if (res.headersSent) return void res.destroy();
+    answerText(res, 500, 'Internal Server Error');
+  }
+
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
     if (req.headers.upgrade?.toLowerCase() !== 'websocket')
       return answerSocket(socket, 400, 'Unsupported upgrade');
-    const { tenant, refused, answer } = await admit(req, config, deps);
+    const { tenant, refused, answer } = admission(req, config, await take(req, deps));
     if (refused) return answerSocket(socket, refused.status, refused.body, answer.headers);
     if (!pathOf(req.url).startsWith(API_PREFIX))
       return answerSocket(socket, 404, 'Not Found', answer.headers);
@@ -78,11 +96,11 @@ export function createRouter(config: EdgeConfig, deps: RouterDeps) {
 
   return {
     request(req: IncomingMessage, res: ServerResponse) {
-      route(req, res).catch((error: unknown) => {
-        deps.log.error({ err: error, method: req.method, url: req.url }, 'edge request failed');
-        if (res.headersSent) return void res.destroy();
-        answerText(res, 500, 'Internal Server Error');
-      });
+      try {
+        route(req, res)?.catch((error: unknown) => failed(req, res, error));
+      } catch (error) {
+        failed(req, res, error);
+      }
     },
     upgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
       // Held from the start, so stopping the router can close upgrades still waiting on the gateway.

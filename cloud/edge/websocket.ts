@@ -29,15 +29,17 @@ export function tunnel(
   req: IncomingMessage,
   client: Duplex,
   head: Buffer,
-  headers: OutgoingHttpHeaders,
+  headers: string[],
   extra: Record<string, string>,
   log: Logger,
 ) {
-  const outgoing = upstream.upgrade(req.method ?? 'GET', req.url ?? '/', {
+  const outgoing = upstream.upgrade(req.method ?? 'GET', req.url ?? '/', [
     ...headers,
-    connection: 'Upgrade',
-    upgrade: req.headers.upgrade,
-  });
+    'connection',
+    'Upgrade',
+    'upgrade',
+    req.headers.upgrade ?? 'websocket',
+  ]);
   client.once('close', () => outgoing.destroy());
   outgoing.on('error', (error) => {
     log.warn({ err: error, url: req.url }, 'gateway upgrade failed');

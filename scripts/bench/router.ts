@@ -1,83 +1,48 @@
 /**
- * The edge router's cost: the gateway alone, a bare proxy (router/bare-proxy.ts, the floor any Node
- * proxy starts from) and the router, the last two in front of the gateway, each compiled and in its
- * own process as in production, on the same authenticated route (GET /api/v1/chat/config: a
- * session check and a small JSON answer). Per side, the rate at saturation (autocannon, N
- * connections) and the latency of one request at a time (microsecond timer), whose p50 difference
- * is what the hop adds. Every request carries its own CF-Connecting-IP from a pool of 50,000, so
- * the limiter does its real work (a window per client) at its spec'd 100 per minute without
- * refusing any: at most a few requests per address per minute.
+ * The edge router's cost: the gateway alone, then three proxies in front of it on the same
+ * authenticated routes: a bare Node proxy on undici (router/bare-proxy.ts: what Node and a stock
+ * client cost before any rule), nginx with the router's rules (router/nginx.ts, what a user would
+ * pick instead) and the router, each in its own process, the Node ones compiled as in production.
+ * Per side, the rate at saturation (autocannon, N connections) with the CPU each process spent per
+ * request, and the latency of one request at a time (microsecond timer), whose p50 difference is
+ * what the hop adds.
  */
 import { fileURLToPath } from 'node:url';
 import { bundle } from '../build.ts';
 import { signalAll, startServer } from './lib/children.ts';
-import { load, problemsOf, round, statusCodes, WARMUP_SECONDS } from './lib/load.ts';
+import { WARMUP_SECONDS } from './lib/load.ts';
+import { codeVersion, machineSampler } from './lib/report.ts';
 import {
-  type CodeVersion,
-  codeVersion,
-  type Goal,
-  goalLine,
-  goalsMetLine,
-  judgeGoals,
-  type MachineInfo,
-  machineSampler,
-} from './lib/report.ts';
-import { type LatencyMeasurement, sequentialLatency } from './router/latency.ts';
-import { BENCH_USER } from './servers/accounts.ts';
+  accessToken,
+  CLIENT_ADDRESSES,
+  childRunning,
+  latency,
+  medianSide,
+  type RateMeasurement,
+  rate,
+  type SidePids,
+  TENANT_HOST,
+} from './router/measure.ts';
+import { NGINX_MISSING, type Nginx, nginxVersion, startNginx } from './router/nginx.ts';
+import {
+  type Measured,
+  type NginxInfo,
+  type Round,
+  type RouterReport,
+  type RouterSettings,
+  routerReport,
+  SIDES,
+  type SideName,
+} from './router/report.ts';
+
+export { type RouterReport, summarizeRouter } from './router/report.ts';
 
 export interface RouterBenchOptions {
   duration: number;
   connections: number;
   cpuProfileDir?: string | undefined;
-}
-
-interface RateMeasurement {
-  requests_per_sec: number;
-  latency_p50_ms: number;
-  latency_p99_ms: number;
-  non2xx: number;
-  errors: number;
-  status_codes: Record<string, number>;
-}
-
-interface Side {
-  rate: RateMeasurement;
-  latency: LatencyMeasurement;
-}
-
-export interface RouterReport {
-  name: 'router';
-  at: string;
-  machine: MachineInfo;
-  code: CodeVersion;
-  settings: {
-    duration: number;
-    connections: number;
-    warmup: number;
-    rounds: number;
-    latency_requests: number;
-    client_addresses: number;
-  };
-  valid: boolean;
-  problems: string[];
-  endpoints: EndpointReport[];
-  goals: Goal[];
-}
-
-export interface EndpointReport {
-  name: string;
-  endpoint: string;
-  /** The median round of each side (by rate; by p50 for the one-at-a-time latency). */
-  gateway: Side;
-  /** The least a Node proxy does (router/bare-proxy.ts): the floor for the router's figures. */
-  bare_proxy: Side;
-  router: Side;
-  rounds: Round[];
-  bare_proxy_rate_ratio: number;
-  router_to_bare_proxy_rate_ratio: number;
-  added_latency_p50_ms: number;
-  added_latency_p99_ms: number;
-  rate_ratio: number;
+  /** One round, 1,000 one-at-a-time requests, at most 5 s per rate. */
+  quick?: boolean | undefined;
 }
 
 const SERVERS = {
@@ -85,7 +50,7 @@ const SERVERS = {
   edge: fileURLToPath(new URL('./router/edge-server.ts', import.meta.url)),
   bare: fileURLToPath(new URL('./router/bare-proxy.ts', import.meta.url)),
 };
-// Both run compiled, by Node alone, as a deployment runs them (`npm run build`): no TypeScript loader.
+// Run compiled, by Node alone, as a deployment runs them (`npm run build`): no TypeScript loader.
 const COMPILED = {
   cloud: fileURLToPath(new URL('../../dist/bench/router-cloud.mjs', import.meta.url)),
   edge: fileURLToPath(new URL('../../dist/bench/router-edge.mjs', import.meta.url)),
@@ -100,100 +65,68 @@ const ENDPOINTS = [
   { name: 'cheapest route', path: '/api/v1/chat/config' },
   { name: 'store read', path: '/api/v1/chat/channels?limit=50' },
 ] as const;
-const TENANT_HOST = 'bench.localhost';
-const CLIENT_ADDRESSES = 50_000;
-const LATENCY_REQUESTS = 5000;
-const ROUNDS = 3;
+const SERVICE_DOMAIN = 'localhost';
+const NGINX_WORKERS = 1;
 
-const addressOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-
-async function accessToken(base: string) {
-  const response = await fetch(`${base}/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(BENCH_USER),
-  });
-  const body = (await response.json()) as { status?: { access_token?: string } };
-  if (!response.ok || !body.status?.access_token) throw new Error(`login answered ${response.status}`);
-  return body.status.access_token;
-}
-
-/** Each request its own client address, round the pool. */
-function distinctClients() {
-  let next = 0;
-  return [
-    {
-      setupRequest(request: { headers: Record<string, string> }) {
-        request.headers['cf-connecting-ip'] = addressOf(next++ % CLIENT_ADDRESSES);
-        return request;
-      },
-    },
-  ];
-}
-
-async function rate(url: string, token: string, options: RouterBenchOptions): Promise<RateMeasurement> {
-  const headers = { authorization: `Bearer ${token}`, host: TENANT_HOST };
-  const result = await load(
-    { url, headers, connections: options.connections, requests: distinctClients() },
-    options.duration,
-  );
+function settingsOf(options: RouterBenchOptions): RouterSettings {
   return {
-    requests_per_sec: round(result.requests.mean, 1),
-    latency_p50_ms: result.latency.p50,
-    latency_p99_ms: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    status_codes: statusCodes(result),
+    duration: options.quick ? Math.min(options.duration, 5) : options.duration,
+    connections: options.connections,
+    warmup: WARMUP_SECONDS,
+    rounds: options.quick ? 1 : 3,
+    latency_requests: options.quick ? 1000 : 5000,
+    client_addresses: CLIENT_ADDRESSES,
   };
 }
 
-function latency(url: string, token: string) {
-  const headers = { authorization: `Bearer ${token}`, host: TENANT_HOST };
-  return sequentialLatency(
-    url,
-    (n) => ({ ...headers, 'cf-connecting-ip': addressOf((n * 7919) % CLIENT_ADDRESSES) }),
-    LATENCY_REQUESTS,
-  );
+interface Target {
+  url: string;
+  pids: SidePids;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
-/** The round whose rate is the median of the rounds (one real run, not a blend), and likewise for latency. */
-function medianSide(rounds: Side[]): Side {
-  const rates = rounds.map((side) => side.rate.requests_per_sec);
-  const p50s = rounds.map((side) => side.latency.p50_ms);
-  return {
-    rate: rounds[rates.indexOf(median(rates))]!.rate,
-    latency: rounds[p50s.indexOf(median(p50s))]!.latency,
-  };
-}
-
-const SIDES = ['gateway', 'bare_proxy', 'router'] as const;
-type SideName = (typeof SIDES)[number];
-type Round = Record<SideName, Side>;
 
 /**
- * The sides in turns, ROUNDS times, each figure the median of its rounds: others sharing the
- * machine (its load is in the report) then weigh on every side alike, not on whichever ran last.
+ * The sides in turns, each round, each figure the median of its rounds: others sharing the machine
+ * (its load is in the report) then weigh on every side alike, not on whichever ran last.
  */
-async function measureInRounds(urls: Record<SideName, string>, token: string, options: RouterBenchOptions) {
+async function measureInRounds(
+  targets: Partial<Record<SideName, Target>>,
+  path: string,
+  token: string,
+  settings: RouterSettings,
+) {
+  const sides = SIDES.filter((side) => targets[side]);
   const rounds: Round[] = [];
-  for (let n = 0; n < ROUNDS; n++) {
+  for (let n = 0; n < settings.rounds; n++) {
     const rates = new Map<SideName, RateMeasurement>();
-    for (const side of SIDES) rates.set(side, await rate(urls[side], token, options));
-    const round = {} as Round;
-    for (const side of SIDES)
-      round[side] = { rate: rates.get(side)!, latency: await latency(urls[side], token) };
+    for (const side of sides) {
+      const { url, pids } = targets[side]!;
+      rates.set(side, await rate(`${url}${path}`, token, settings.connections, settings.duration, pids));
+    }
+    const round: Round = {};
+    for (const side of sides) {
+      const url = `${targets[side]!.url}${path}`;
+      round[side] = { rate: rates.get(side)!, latency: await latency(url, token, settings.latency_requests) };
+    }
     rounds.push(round);
   }
-  const medianOf = (side: SideName) => medianSide(rounds.map((r) => r[side]));
-  return { rounds, gateway: medianOf('gateway'), bare: medianOf('bare_proxy'), router: medianOf('router') };
+  const medians = Object.fromEntries(sides.map((side) => [side, medianSide(rounds.map((r) => r[side]!))]));
+  return { rounds, medians };
 }
 
-/** Starts the compiled servers: the gateway, then the router and the bare proxy in front of it. */
+async function startNginxIfInstalled(gateway: URL) {
+  if (nginxVersion() === undefined) return undefined;
+  return startNginx(gateway, SERVICE_DOMAIN);
+}
+
+function nginxInfo(nginx: Nginx | undefined): NginxInfo {
+  if (!nginx) return { version: null, missing: NGINX_MISSING, worker_processes: NGINX_WORKERS };
+  return { version: nginx.version, worker_processes: NGINX_WORKERS, config: nginx.config };
+}
+
+/** Starts the gateway, then the proxies in front of it; stops them all whatever happens. */
 async function withServers<T>(
   options: RouterBenchOptions,
-  work: (urls: Record<SideName, string>, gateway: string) => Promise<T>,
+  work: (targets: Partial<Record<SideName, Target>>, nginx: Nginx | undefined) => Promise<T>,
 ) {
   const start = (file: string, env: Record<string, string>) =>
     startServer({
@@ -206,137 +139,49 @@ async function withServers<T>(
   for (const name of ['cloud', 'edge', 'bare'] as const) await bundle(SERVERS[name], COMPILED[name]);
   const cloud = await start(COMPILED.cloud, {});
   const gatewayUrl = `http://127.0.0.1:${cloud.announced.port}`;
-  const started = [cloud];
+  const stops = [() => cloud.stop()];
   try {
     const edge = await start(COMPILED.edge, { GATEWAY_URL: gatewayUrl });
-    started.push(edge);
+    stops.push(() => edge.stop());
     const bare = await start(COMPILED.bare, { GATEWAY_URL: gatewayUrl });
-    started.push(bare);
+    stops.push(() => bare.stop());
+    const nginx = await startNginxIfInstalled(new URL(gatewayUrl));
+    if (nginx) stops.push(() => nginx.stop());
     const at = (port: number) => `http://127.0.0.1:${port}`;
-    return await work(
-      {
-        gateway: at(cloud.announced.port),
-        bare_proxy: at(bare.announced.port),
-        router: at(edge.announced.port),
-      },
-      gatewayUrl,
-    );
+    const gateway = childRunning(COMPILED.cloud);
+    const targets: Partial<Record<SideName, Target>> = {
+      gateway: { url: gatewayUrl, pids: { proxy: [], gateway } },
+      bare_proxy: { url: at(bare.announced.port), pids: { proxy: childRunning(COMPILED.bare), gateway } },
+      router: { url: at(edge.announced.port), pids: { proxy: childRunning(COMPILED.edge), gateway } },
+    };
+    if (nginx) targets.nginx = { url: at(nginx.port), pids: { proxy: nginx.workerPids, gateway } };
+    return await work(targets, nginx);
   } finally {
-    for (const server of started.reverse()) await server.stop();
+    for (const stop of stops.reverse()) await stop();
   }
 }
 
 export async function runRouterBench(options: RouterBenchOptions): Promise<RouterReport> {
   const machine = machineSampler();
+  const settings = settingsOf(options);
   process.on('exit', signalAll);
   try {
-    return await withServers(options, async (origins, gatewayUrl) => {
-      const token = await accessToken(gatewayUrl);
-      const measured = [];
-      for (const { name, path } of ENDPOINTS) {
-        const urls = Object.fromEntries(SIDES.map((side) => [side, `${origins[side]}${path}`])) as Record<
-          SideName,
-          string
-        >;
-        measured.push({ name, path, ...(await measureInRounds(urls, token, options)) });
-      }
-      return report(options, measured, machine);
+    return await withServers(options, async (targets, nginx) => {
+      const token = await accessToken(targets.gateway!.url);
+      const measured: Measured[] = [];
+      for (const { name, path } of ENDPOINTS)
+        measured.push({ name, path, ...(await measureInRounds(targets, path, token, settings)) });
+      const base = {
+        name: 'router' as const,
+        at: new Date().toISOString(),
+        machine: machine(),
+        code: codeVersion(),
+        settings,
+        nginx: nginxInfo(nginx),
+      };
+      return routerReport(base, measured, TENANT_HOST);
     });
   } finally {
     process.off('exit', signalAll);
   }
-}
-
-type Measured = Awaited<ReturnType<typeof measureInRounds>> & { name: string; path: string };
-
-function endpointReport({ name, path, rounds, gateway, bare, router }: Measured): EndpointReport {
-  return {
-    name,
-    endpoint: `GET ${path} (bearer; Host ${TENANT_HOST} through the router)`,
-    gateway,
-    bare_proxy: bare,
-    router,
-    rounds,
-    bare_proxy_rate_ratio: round(bare.rate.requests_per_sec / gateway.rate.requests_per_sec, 3),
-    router_to_bare_proxy_rate_ratio: round(router.rate.requests_per_sec / bare.rate.requests_per_sec, 3),
-    added_latency_p50_ms: round(router.latency.p50_ms - gateway.latency.p50_ms, 3),
-    added_latency_p99_ms: round(router.latency.p99_ms - gateway.latency.p99_ms, 3),
-    rate_ratio: round(router.rate.requests_per_sec / gateway.rate.requests_per_sec, 3),
-  };
-}
-
-function problemsOfEndpoint({ name, rounds }: Measured) {
-  return rounds.flatMap((round, n) => [
-    ...problemsOf(
-      Object.fromEntries(SIDES.map((side) => [`${name}: ${side} round ${n + 1}`, round[side].rate])),
-    ),
-    ...SIDES.flatMap((side) =>
-      round[side].latency.non2xx > 0
-        ? [`${name}: ${side} latency round ${n + 1}: ${round[side].latency.non2xx} non-2xx`]
-        : [],
-    ),
-  ]);
-}
-
-function report(options: RouterBenchOptions, measured: Measured[], machine: () => MachineInfo): RouterReport {
-  const problems = measured.flatMap(problemsOfEndpoint);
-  const endpoints = measured.map(endpointReport);
-  const valid = problems.length === 0;
-  const goals = judgeGoals(
-    Object.fromEntries(endpoints.map((e) => [`router (${e.name})`, { ...e, valid }])),
-    [
-      {
-        measure: 'added_latency_p50_ms',
-        target: '< 1',
-        value: (r) => r.added_latency_p50_ms,
-        met: (v) => v < 1,
-      },
-      { measure: 'rate_ratio', target: '>= 0.7', value: (r) => r.rate_ratio, met: (v) => v >= 0.7 },
-    ],
-  );
-  return {
-    name: 'router',
-    at: new Date().toISOString(),
-    machine: machine(),
-    code: codeVersion(),
-    settings: {
-      duration: options.duration,
-      connections: options.connections,
-      warmup: WARMUP_SECONDS,
-      rounds: ROUNDS,
-      latency_requests: LATENCY_REQUESTS,
-      client_addresses: CLIENT_ADDRESSES,
-    },
-    valid,
-    problems,
-    endpoints,
-    goals,
-  };
-}
-
-function summarizeEndpoint(e: EndpointReport): string[] {
-  const line = (label: string, side: Side) =>
-    `${label.padEnd(22)} ${String(side.rate.requests_per_sec).padStart(9)} req/s  p50 ${side.rate.latency_p50_ms} ms  p99 ${side.rate.latency_p99_ms} ms  | one at a time: p50 ${side.latency.p50_ms} ms  p99 ${side.latency.p99_ms} ms`;
-  return [
-    `${e.name}: ${e.endpoint}`,
-    ...e.rounds.map(
-      (round, n) =>
-        `  round ${n + 1}: req/s gateway ${round.gateway.rate.requests_per_sec}, bare proxy ${round.bare_proxy.rate.requests_per_sec}, router ${round.router.rate.requests_per_sec}; one at a time p50 ${round.gateway.latency.p50_ms} / ${round.bare_proxy.latency.p50_ms} / ${round.router.latency.p50_ms} ms`,
-    ),
-    line('  gateway alone', e.gateway),
-    line('  bare proxy -> gateway', e.bare_proxy),
-    line('  router -> gateway', e.router),
-    `  bare proxy keeps ${e.bare_proxy_rate_ratio} of the gateway's rate; the router ${e.router_to_bare_proxy_rate_ratio} of the bare proxy's`,
-    `  added latency p50 ${e.added_latency_p50_ms} ms (p99 ${e.added_latency_p99_ms} ms); rate ratio ${e.rate_ratio}`,
-  ];
-}
-
-export function summarizeRouter(report: RouterReport): string[] {
-  return [
-    `router: ${report.settings.rounds} rounds of ${report.settings.duration} s per side, ${report.settings.connections} connections, ${report.machine.cpus} cpus, node ${report.machine.node}, load ${report.machine.load_1m.before} -> ${report.machine.load_1m.after}`,
-    ...report.endpoints.flatMap(summarizeEndpoint),
-    ...report.goals.map(goalLine),
-    goalsMetLine(report.goals),
-    ...(report.valid ? [] : [`INVALID run: ${report.problems.join('; ')}`]),
-  ];
 }

@@ -1,7 +1,8 @@
 /**
- * The floor for the router's figures: the least a Node proxy does (node:http server, undici pool,
- * headers copied, one header added), with none of the router's rules (no tenant, no limiter, no
- * hop-by-hop care, no timeouts or error answers). What the router costs above it is its rules.
+ * A bare Node proxy as one is usually written (node:http server, undici's pool, headers copied, one
+ * header added), with none of the router's rules (no tenant, no limiter, no hop-by-hop care, no
+ * timeouts or error answers): what Node and a stock client cost before any rule. The router, on
+ * connections of its own (cloud/edge/exchange.ts), is measured against it and against nginx.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

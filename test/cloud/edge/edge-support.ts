@@ -59,6 +59,11 @@ export async function echoUpstream() {
       'set-cookie': ['a=1; Path=/', 'b=2; Path=/'],
       'x-upstream': 'echo',
       'keep-alive': 'timeout=5',
+      // A header the gateway's Connection names is about that hop alone; its own framing rule
+      // is replaced by the router's.
+      connection: 'keep-alive, x-gateway-hop',
+      'x-gateway-hop': 'dropped',
+      'x-frame-options': 'SAMEORIGIN',
       // The gateway's own counts (per tenant tier), which the router's replace.
       'x-ratelimit-limit': '600',
       'x-ratelimit-reset': '1',

@@ -98,7 +98,7 @@ describe('the edge router in front of an echoing upstream', () => {
     expect(seen.headers['x-hop']).toBeUndefined();
   });
 
-  it('gives back the gateway’s status, headers (every Set-Cookie) and body, with its own headers added', async () => {
+  it('gives back the gateway’s status, end-to-end headers (every Set-Cookie) and body, with its own headers over them', async () => {
     const answer = await call(edge.port, { path: '/api/v1/echo', headers: fresh() });
     expect(answer.status).toBe(201);
     expect(answer.headers['set-cookie']).toEqual(['a=1; Path=/', 'b=2; Path=/']);
@@ -112,6 +112,9 @@ describe('the edge router in front of an echoing upstream', () => {
     });
     // The gateway's keep-alive is about its connection to us, not ours to the client.
     expect(answer.headers['keep-alive']).not.toBe('timeout=5');
+    expect(answer.headers['x-gateway-hop']).toBeUndefined();
+    // Ours replace the gateway's, rather than going out beside them.
+    expect(answer.headers['x-frame-options']).toBe('DENY');
   });
 
   it('answers 404 Not Found for any other path, and for /api/v1 without its slash', async () => {
