@@ -5,6 +5,7 @@ import type { Db } from '../db/index.ts';
 import { createBatcher } from './batcher.ts';
 import type { AttemptRecord } from './settle.ts';
 import { attempts, deliveries, logs } from './store.ts';
+import { settleDeliveries, updateHealth } from './store-outcomes.ts';
 
 interface Health {
   tenantId: string;
@@ -51,25 +52,6 @@ export interface RecorderDeps {
  * for `disableAfterMs` is disabled here, with its reason logged, and its queue stopped.
  */
 export function createRecorder(deps: RecorderDeps) {
-  async function updateHealth(trx: Db, webhookId: string, health: Health) {
-    await trx
-      .updateTable('webhook_subscriptions')
-      .set((eb) => ({
-        last_delivery_at: health.lastDeliveryAt,
-        ...(health.lastSuccessAt ? { last_success_at: health.lastSuccessAt } : {}),
-        ...(health.lastFailureAt ? { last_failure_at: health.lastFailureAt } : {}),
-        // A success in this group ends any earlier run of failures; otherwise the run goes on.
-        failing_since:
-          health.failingFrom === undefined
-            ? null
-            : health.lastSuccessAt
-              ? health.failingFrom
-              : eb.fn.coalesce('failing_since', eb.val(health.failingFrom)),
-      }))
-      .where('id', '=', webhookId)
-      .execute();
-  }
-
   async function disableIfFailingTooLong(trx: Db, webhookIds: string[]) {
     const now = deps.clock.now();
     const cutoff = new Date(now.getTime() - deps.disableAfterMs).toISOString();
@@ -104,17 +86,20 @@ export function createRecorder(deps: RecorderDeps) {
     await deps.db.transaction().execute(async (trx) => {
       // An outcome lands only on the attempt it belongs to; when another worker has moved the
       // delivery on since (this one lost its lane), the line still goes in the log.
-      const logged: AttemptRecord[] = [];
-      for (const record of records) {
-        const settled = await deliveries.settle(trx, record.deliveryId, record.expected, record.patch);
-        if (record.succeeded !== null || Number(settled.numUpdatedRows) > 0) logged.push(record);
-      }
+      const settled = await settleDeliveries(
+        trx,
+        records.map((record) => ({ id: record.deliveryId, expected: record.expected, patch: record.patch })),
+      );
+      const logged = records.filter((record, i) => record.succeeded !== null || settled[i]);
       await attempts.insert(
         trx,
         logged.map((record) => record.attempt),
       );
       const health = healthOf(records);
-      for (const [webhookId, entry] of health) await updateHealth(trx, webhookId, entry);
+      await updateHealth(
+        trx,
+        [...health].map(([webhookId, entry]) => ({ webhookId, ...entry })),
+      );
       const failing = [...health].filter(([, entry]) => entry.failingFrom !== undefined).map(([id]) => id);
       if (failing.length > 0) await disableIfFailingTooLong(trx, failing);
     });

@@ -124,18 +124,28 @@ export const deliveries = {
 
   /**
    * A lane's due deliveries in event order. Rows still marked in flight are attempts a worker
-   * started and never finished (it died, or lost the lane): the caller logs them.
+   * started and never finished (it died, or lost the lane): the caller logs them. The lane's rows
+   * are walked in id order, each probe starting after the last one's row, so a batch costs the same
+   * whatever the lane's backlog. Asked as one `order by id limit n` (or with a first probe that has
+   * no id to start from), a planner without statistics may read the whole backlog through the
+   * due-time index and sort it, for every batch; SQLite does so even with them.
    */
-  laneBatch: (db: Db, webhookId: string, now: string, limit: number) =>
-    db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('webhook_id', '=', webhookId)
-      .where('next_attempt_at', 'is not', null)
-      .where('next_attempt_at', '<=', now)
-      .orderBy('id')
-      .limit(limit)
-      .execute(),
+  async laneBatch(db: Db, webhookId: string, now: string, limit: number) {
+    const result = await sql<WebhookDeliveryRow>`
+      with recursive walk(id, n) as (
+        select cast('' as text), 0
+        union all
+        select (
+          select min(d.id) from webhook_deliveries d
+          where d.webhook_id = ${webhookId} and d.next_attempt_at <= ${now} and d.id > walk.id
+        ), walk.n + 1
+        from walk where walk.id is not null and walk.n < ${limit}
+      )
+      select * from webhook_deliveries
+      where id in (select walk.id from walk where walk.n > 0 and walk.id is not null)
+      order by id`.execute(db);
+    return result.rows;
+  },
 
   /**
    * Marks attempts as on the wire, each only if it is still where its sender saw it (same attempt
@@ -163,16 +173,6 @@ export const deliveries = {
       returning id`.execute(db);
     return new Set(result.rows.map((row) => row.id));
   },
-
-  /** A finished attempt's outcome, written only over the attempt it belongs to. */
-  settle: (db: Db, id: string, expected: { attempt: number; inFlightSince: string }, patch: DeliveryPatch) =>
-    db
-      .updateTable('webhook_deliveries')
-      .set(patch)
-      .where('id', '=', id)
-      .where('attempt', '=', expected.attempt)
-      .where('in_flight_since', '=', expected.inFlightSince)
-      .executeTakeFirst(),
 
   update: (db: Db, id: string, patch: DeliveryPatch) =>
     db.updateTable('webhook_deliveries').set(patch).where('id', '=', id).execute(),

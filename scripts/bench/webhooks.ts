@@ -54,6 +54,8 @@ interface Context {
   profileDir: string | undefined;
   problems: string[];
   warnings: string[];
+  /** PostgreSQL tables that had statistics by the end of a measure. */
+  analyzed: Set<string>;
 }
 
 /** Runs one measure; a failure is noted as a problem and the other measures still run. */
@@ -82,7 +84,9 @@ async function withCloud<T>(
     timeoutSeconds: context.plan.hangTimeoutSeconds,
   });
   try {
-    return await work(cloud);
+    const result = await work(cloud);
+    for (const table of await cloud.tablesAnalyzed()) context.analyzed.add(table);
+    return result;
   } finally {
     context.warnings.push(...cloud.warnings);
     await cloud.close();
@@ -125,6 +129,7 @@ async function runBackend(context: Context, baselineRate: number | undefined): P
   const failed = context.warnings.filter((line) => /"level":50/.test(line));
   if (failed.length > 0) problems.push(`${failed.length} worker errors, first: ${failed[0]}`);
   report.worker_warnings = context.warnings.slice(0, 10);
+  report.tables_analyzed = [...context.analyzed];
   report.problems = problems;
   report.valid = problems.length === 0;
   return report;
@@ -155,12 +160,18 @@ export async function runWebhooksBench(options: WebhooksBenchOptions): Promise<W
       const measured = await receiver.clockOffset();
       clock = { offset: round(measured.offset, 3), rtt: round(measured.rtt, 3) };
       const base = { plan, receiver, ports, clockOffset: measured.offset, profileDir: options.cpuProfileDir };
-      const baselineContext: Context = { ...base, backend: 'sqlite', problems, warnings: [] };
+      const baselineContext: Context = {
+        ...base,
+        backend: 'sqlite',
+        problems,
+        warnings: [],
+        analyzed: new Set(),
+      };
       baseline = await attempt(baselineContext, 'baseline', () =>
         measureBaseline(ports, plan.baselineSeconds),
       );
       for (const backend of options.backends) {
-        const context: Context = { ...base, backend, problems: [], warnings: [] };
+        const context: Context = { ...base, backend, problems: [], warnings: [], analyzed: new Set() };
         backends[backend] = await runBackend(context, baseline?.requests_per_sec);
       }
     });

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { loadCloudConfig } from '../../../cloud/config.ts';
 import { openStore } from '../../../cloud/db/index.ts';
@@ -116,6 +117,19 @@ export async function openBenchCloud(options: BenchCloudOptions) {
   return {
     store,
     services,
+    /**
+     * The tables PostgreSQL has statistics for (analyzed by hand or by autovacuum): none on a
+     * server with autovacuum off, so every plan the measure ran on was made without them.
+     */
+    async tablesAnalyzed() {
+      if (options.backend !== 'pg') return [];
+      const { rows } = await sql<{ relname: string }>`
+        select relname from pg_stat_user_tables
+        where schemaname = current_schema()
+          and (last_analyze is not null or last_autoanalyze is not null)
+        order by relname`.execute(store.db);
+      return rows.map((row) => row.relname);
+    },
     tenantId: tenant.id,
     warnings: lines,
     orderEvent,

@@ -26,6 +26,11 @@ export interface BackendReport {
   ratio_isolation_p99: number | null;
   /** Warnings and errors the worker logged (first few). */
   worker_warnings: string[];
+  /**
+   * PostgreSQL: tables the server had statistics for by the end of a measure (only autovacuum's
+   * analyze could make them; the bench never analyzes). Empty: every plan was made without them.
+   */
+  tables_analyzed: string[];
 }
 
 export type Goal = ReportGoal<Backend>;
@@ -61,6 +66,7 @@ export const emptyReport = (): BackendReport => ({
   isolation: null,
   ratio_isolation_p99: null,
   worker_warnings: [],
+  tables_analyzed: [],
 });
 
 const GOALS: Array<GoalSpec<BackendReport>> = [
@@ -138,6 +144,9 @@ function backendLines(backend: Backend, report: BackendReport, goals: Goal[]) {
       ? steadyLine(`${p} isolation`, isolation, goal('isolation healthy p99 ms'))
       : [`${p} isolation: failed`]),
     `${p} isolation p99 / latency p99: ${report.ratio_isolation_p99 ?? '-'} (${goal('isolation healthy p99 / latency p99')})`,
+    ...(backend === 'pg'
+      ? [`${p} tables with planner statistics: ${report.tables_analyzed.join(', ') || 'none'}`]
+      : []),
   ];
 }
 
